@@ -1,0 +1,39 @@
+# make run  : install what is missing, build (Release), run the main job on the default example
+# make test : the same set-up, then every test (ctest)
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+WERROR  ?= $(if $(CI),ON,OFF)
+INFERCAP = $(BUILD)/cli/infercap
+
+.PHONY: all deps configure build run test bench format tidy clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DINFERCAP_WERROR=$(WERROR)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(INFERCAP) predict --model llama-3.1-8b --hardware h200 --batch 1 --prompt 512 --output 128
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(BUILD)/bench/infercap_bench
+
+format:
+	git ls-files '*.cpp' '*.hpp' '*.cu' | xargs clang-format -i
+
+tidy: configure
+	git ls-files 'core/*.cpp' 'cli/*.cpp' | xargs clang-tidy -p $(BUILD) --quiet
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,18 @@
+// Placeholder until its issue lands: the command exists so the table is complete, and says so.
+#include <fmt/core.h>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+
+namespace infercap::cli {
+
+Runner register_catalog(CLI::App& app) {
+  auto* sub = app.add_subcommand("catalog", "(not yet available)");
+  sub->allow_extras();
+  return [] {
+    fmt::print(stderr, "infercap catalog: not implemented yet\n");
+    return kExitUsage;
+  };
+}
+
+}  // namespace infercap::cli

@@ -1,0 +1,59 @@
+#pragma once
+// Per-operator costs of one forward step. A step is a short list of OpCost; turning each into a
+// time and a binding roof is the whole roofline. Prefill, decode, the memory report and the
+// GUI's roofline chart all read this one list.
+#include <string_view>
+#include <vector>
+
+namespace infercap {
+
+enum class OpKind : unsigned char {
+  gemm,         ///< dense projection (QKV, O, FFN, lm_head)
+  expert_gemm,  ///< MoE experts
+  attention,    ///< scores and values over the KV cache
+  norm,         ///< RMSNorm / LayerNorm
+  elementwise,  ///< rotary, activation, residual adds
+  routing,      ///< MoE router
+  embedding,
+  allreduce,  ///< tensor-parallel all-reduce
+  p2p,        ///< pipeline-stage hand-off
+};
+std::string_view op_kind_name(OpKind k);
+
+enum class Bound : unsigned char { compute, memory, overhead, communication };
+std::string_view bound_name(Bound b);
+
+/// One operator's work in one step, already multiplied by how many times it runs (e.g. layers).
+struct OpCost {
+  std::string_view name;  ///< static string, e.g. "qkv_proj"
+  OpKind kind = OpKind::gemm;
+  double flops = 0;
+  double weight_bytes = 0;
+  double activation_bytes = 0;
+  double kv_bytes = 0;    ///< KV-cache reads + writes
+  double comm_bytes = 0;  ///< bytes each device sends over the link
+  double kernels = 0;     ///< kernel launches (overhead count)
+  double gemm_m = 0;      ///< rows of the GEMM (tokens in flight), for the small-M efficiency ramp
+  double collectives = 0; ///< link round trips (latency count)
+};
+
+/// One operator's time and what bound it.
+struct OpTime {
+  OpCost cost;
+  double compute_s = 0;
+  double memory_s = 0;
+  double comm_s = 0;
+  double overhead_s = 0;
+  double time_s = 0;
+  Bound bound = Bound::memory;
+};
+
+struct StepBreakdown {
+  std::vector<OpTime> ops;
+  double time_s = 0;           ///< sum of op times + step overhead
+  double step_overhead_s = 0;
+  double flops = 0;
+  double bytes = 0;
+};
+
+}  // namespace infercap

@@ -1,0 +1,134 @@
+#pragma once
+// The roofline performance model of one replica: a model on N devices with a stack and a
+// precision. Construction resolves every rate once; afterwards `decode_step_s` and `prefill_s` are
+// cheap closed forms (the serving simulator calls them millions of times).
+//
+//   op time = max(flops / achieved_compute(kind, M), bytes / achieved_bandwidth(kind))
+//             + comm_bytes / link_bw + collectives * link_latency + kernels * kernel_overhead
+//   step time = sum of op times + step_overhead
+//
+// docs/model.md states every formula with units.
+#include <string>
+#include <vector>
+
+#include "infercap/calibration_profile.hpp"
+#include "infercap/hardware.hpp"
+#include "infercap/model.hpp"
+#include "infercap/ops.hpp"
+#include "infercap/precision.hpp"
+#include "infercap/result.hpp"
+#include "infercap/stack.hpp"
+
+namespace infercap {
+
+enum class NumaPolicy : unsigned char {
+  pinned,      ///< each socket reads its own shard from local memory (numactl --cpunodebind/membind)
+  interleave,  ///< pages spread over nodes, threads unpinned: half the traffic crosses the link
+  single_node, ///< all weights on one node (first-touch by the loading thread)
+};
+
+/// CPU-only deployment knobs the seeds measured. Defaults are documented in docs/model.md.
+struct CpuOptions {
+  int threads_per_socket = 0;  ///< 0 = all physical cores
+  bool smt = false;            ///< run 2 threads per core; costs `smt_penalty` of bandwidth
+  double smt_penalty = 0.13;   ///< seed 000 §4.3: HT off gave ~15% more (1/1.15 = 0.87)
+  NumaPolicy numa = NumaPolicy::pinned;
+  bool virtualized = false;
+  double vm_bandwidth_factor = 0.45;  ///< seed 000 §4.3: bare metal "more than twice" a cloud VM
+};
+
+struct Deployment {
+  Precision precision;
+  int tp = 1;  ///< tensor-parallel degree (devices sharing each layer); CPUs: sockets used
+  int pp = 1;  ///< pipeline stages (layer split), executed one after another for a token
+  CpuOptions cpu;
+  /// Compute type override; unset = derived from the precision (see resolve_compute_type).
+  std::optional<ComputeType> compute;
+};
+
+/// Which compute roof a GEMM with these formats runs on, for this hardware. Weight-only formats
+/// (int4, nf4, fp8 weights with bf16 activations) dequantise and compute in the activation type;
+/// W8A8 runs on int8, fp8xfp8 on fp8; llama.cpp block formats use int8 dot products where the
+/// device has an int8 roof. Fails with a message when the device has no roof for the result.
+Result<ComputeType> resolve_compute_type(const Precision& p, const HardwareSpec& hw);
+
+struct MemoryReport {
+  double weights_bytes = 0;     ///< per device
+  double kv_bytes = 0;          ///< per device, at the queried batch and context
+  double activation_bytes = 0;  ///< per device, peak working set of one step
+  double reserve_bytes = 0;     ///< runtime and stack reserve
+  double total_bytes = 0;
+  double capacity_bytes = 0;
+  double kv_bytes_per_token = 0;  ///< per device, per sequence token
+  bool fits = false;
+  int max_batch = 0;  ///< at the queried context
+};
+
+class PerfModel {
+ public:
+  static Result<PerfModel> create(const ModelSpec& model, const HardwareSpec& hw,
+                                  const StackSpec& stack, const Deployment& dep,
+                                  const CalibrationProfile* profile = nullptr);
+
+  /// Time of one decode step: `batch` sequences each generating one token while attending over
+  /// `context` cached tokens. Seconds.
+  double decode_step_s(int batch, double context) const;
+  /// Time to prefill `batch` prompts of `prompt` tokens each, on top of `past` cached tokens
+  /// (chunked prefill). Seconds.
+  double prefill_s(int batch, double prompt, double past = 0) const;
+  /// Mixed step of continuous batching: `prefill_tokens` new prompt tokens (attending to about
+  /// `prefill_context` tokens on average) fused with `decode_batch` decodes at `decode_context`.
+  double mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,
+                      double decode_context) const;
+
+  StepBreakdown decode_breakdown(int batch, double context) const;
+  StepBreakdown prefill_breakdown(int batch, double prompt, double past = 0) const;
+
+  /// Memory at `batch` sequences of `context` tokens; `max_batched_tokens` sizes activations.
+  MemoryReport memory(int batch, double context, double max_batched_tokens = 0) const;
+  /// Largest number of sequences of `context` tokens whose KV cache fits next to the weights.
+  int max_batch(double context, double max_batched_tokens = 0) const;
+
+  const ModelSpec& model() const { return model_; }
+  const HardwareSpec& hardware() const { return hw_; }
+  const StackSpec& stack() const { return stack_; }
+  const Deployment& deployment() const { return dep_; }
+  ComputeType compute_type() const { return compute_; }
+  int devices() const { return dep_.tp * dep_.pp; }
+
+  /// Resolved achievable rates per device (after calibration, CPU options and stack fractions).
+  struct Rates {
+    double weight_bw = 0;     ///< bytes/s for weight streaming
+    double kv_bw = 0;         ///< bytes/s for KV-cache reads
+    double act_bw = 0;        ///< bytes/s for activations
+    double gemm_flops = 0;    ///< FLOP/s for large GEMMs in compute_type()
+    double attn_flops = 0;    ///< FLOP/s for attention math
+    double link_bw = 0;       ///< bytes/s device to device
+    double link_latency = 0;  ///< s per collective step
+    double kernel_overhead = 0;
+    double step_overhead = 0;
+    double gemm_m_half = 0;
+  };
+  const Rates& rates() const { return rates_; }
+
+ private:
+  PerfModel() = default;
+  template <bool kCollect>
+  double step(double new_tokens_per_seq, int batch, double context, bool is_prefill,
+              StepBreakdown* out) const;
+  template <bool kCollect>
+  double eval_ops(const OpCost* ops, int n, StepBreakdown* out) const;
+
+  ModelSpec model_;
+  HardwareSpec hw_;
+  StackSpec stack_;
+  Deployment dep_;
+  ComputeType compute_ = ComputeType::bf16;
+  StackEfficiency eff_;
+  Rates rates_;
+  // Per-device static sizes resolved at construction.
+  double weight_bytes_dev_ = 0;
+  double kv_bytes_per_token_dev_ = 0;
+};
+
+}  // namespace infercap

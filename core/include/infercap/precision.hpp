@@ -1,0 +1,44 @@
+#pragma once
+// Number formats for weights, activations and the KV cache, and the compute type a matrix product
+// in those formats executes in. Bits per element include the per-block scale bits of quantised
+// formats (llama.cpp Q4_0 stores 32 weights in 18 bytes = 4.5 bits each).
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace infercap {
+
+enum class DType : unsigned char { fp32, bf16, fp16, fp8, int8, int4, nf4, q8_0, q4_0, q4_k_m };
+inline constexpr int kDTypeCount = 10;
+
+/// The arithmetic a compute roof is quoted for. Hardware lists a dense peak per ComputeType.
+enum class ComputeType : unsigned char { fp32, tf32, bf16, fp16, fp8, int8, int4 };
+inline constexpr int kComputeTypeCount = 7;
+
+/// Storage bits per element, scale bits included.
+double bits_per_element(DType t);
+inline double bytes_per_element(DType t) { return bits_per_element(t) / 8.0; }
+std::string_view dtype_name(DType t);
+/// Case-insensitive; accepts llama.cpp spellings ("F16", "Q4_K_M", "q8_0") and common aliases
+/// ("half" -> fp16, "float" -> fp32, "e4m3" -> fp8).
+std::optional<DType> parse_dtype(std::string_view s);
+/// True for formats that store weights in blocks with scales and must be dequantised or fed to
+/// an integer dot product (int4, nf4 and the llama.cpp formats).
+bool is_block_quantised(DType t);
+
+std::string_view compute_type_name(ComputeType t);
+std::optional<ComputeType> parse_compute_type(std::string_view s);
+
+/// A per-ComputeType table of rates (FLOP/s); 0 means "not supported / not stated".
+using ComputeTable = std::array<double, kComputeTypeCount>;
+inline double& at(ComputeTable& t, ComputeType c) { return t[static_cast<int>(c)]; }
+inline double at(const ComputeTable& t, ComputeType c) { return t[static_cast<int>(c)]; }
+
+/// The formats of one deployment.
+struct Precision {
+  DType weights = DType::bf16;
+  DType activations = DType::bf16;
+  DType kv = DType::bf16;
+};
+
+}  // namespace infercap

@@ -1,0 +1,48 @@
+#pragma once
+// A serving stack (vLLM, TensorRT-LLM, llama.cpp, PyTorch eager, ...) as the roofline sees it:
+// what fraction of the hardware's achievable rates it reaches per operator kind, and the fixed
+// costs it adds. Fractions are relative to *achievable* rates (a calibration profile's measured
+// bandwidth/compute, or datasheet peak x the class default achievable fraction), so a stack fitted
+// on one device transfers to another. The `ideal` stack sets `datasheet_peaks` and all fractions
+// to 1: the pure datasheet roofline.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "infercap/hardware.hpp"
+#include "infercap/source.hpp"
+
+namespace infercap {
+
+struct StackEfficiency {
+  bool supported = true;                ///< the stack runs on this hardware class at all
+  double weight_bandwidth_fraction = 1; ///< streaming weights (GEMV / skinny GEMM)
+  double kv_bandwidth_fraction = 1;     ///< reading the KV cache in attention
+  double gemm_compute_fraction = 1;     ///< large GEMMs with native-format weights
+  double quantised_gemm_compute_fraction = 1;  ///< large GEMMs with block-quantised weights
+  double attention_compute_fraction = 1;
+  /// Small-M GEMMs reach compute_fraction * M / (M + gemm_m_half): tiles are not full.
+  double gemm_m_half = 0;
+  double kernel_overhead_s = 0;  ///< fixed time per kernel launch (or per op on CPUs)
+  double step_overhead_s = 0;    ///< fixed time per forward step (scheduling, sampling)
+  bool fused_attention = true;   ///< flash-style attention; false materialises the score matrix
+};
+
+struct StackSpec {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;
+  bool datasheet_peaks = false;  ///< true for `ideal`: use datasheet peaks, not achievable rates
+  std::array<StackEfficiency, kHwClassCount> per_class{};
+  double memory_reserve_fraction = 0;  ///< of device memory kept back (vLLM: 1 - 0.9)
+  double memory_reserve_bytes = 0;     ///< runtime context, workspace, graphs
+  std::vector<SourceRef> sources;      ///< provenance: the fit command, rows, date, commit
+
+  const StackEfficiency& for_class(HwClass c) const { return per_class[static_cast<int>(c)]; }
+  StackEfficiency& for_class(HwClass c) { return per_class[static_cast<int>(c)]; }
+};
+
+/// The built-in datasheet roofline: every fraction 1, no overheads, no reserve.
+StackSpec ideal_stack();
+
+}  // namespace infercap

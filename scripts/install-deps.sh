@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages infercap builds with, only those missing. Idempotent.
+set -euo pipefail
+PKGS=(build-essential cmake pkg-config libeigen3-dev libyaml-cpp-dev libfmt-dev catch2
+      libbenchmark-dev libcli11-dev nlohmann-json3-dev libhwloc-dev libopenblas-dev
+      ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+      libimgui-dev libglfw3-dev libgl-dev xvfb xauth)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "infercap: installing missing packages: ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
