@@ -1,0 +1,37 @@
+#pragma once
+// Where a set of measurements was taken: CPU model (from /proc/cpuinfo, CPUID as fallback), ISA
+// flags, cores, memory, kernel version, date, git commit and the command line. Recorded in every
+// profile so a number can be traced back to the machine and code that produced it.
+#include <string>
+
+#include "infercap/calibration_profile.hpp"
+
+namespace infercap::calibration {
+
+struct MachineInfo {
+  std::string cpu_model;  ///< "AMD EPYC 9654 96-Core Processor"
+  std::string vendor;     ///< CPUID vendor string
+  std::string flags;      ///< ISA flags relevant to the kernels, space separated
+  int sockets = 0;
+  int cores = 0;  ///< physical cores (hwloc)
+  int pus = 0;    ///< hardware threads (hwloc)
+  int numa_nodes = 0;
+  double memory_bytes = 0;                            ///< MemTotal
+  double l1d_bytes = 0, l2_bytes = 0, llc_bytes = 0;  ///< per core L1d/L2, LLC of one package
+  std::string kernel;                                 ///< uname -sr
+  std::string hostname;
+  bool virtualized = false;  ///< CPUID hypervisor bit
+};
+
+/// Reads /proc/cpuinfo, /proc/meminfo, uname, CPUID and hwloc. Never fails: unknown fields stay
+/// empty or 0.
+MachineInfo probe_machine();
+
+/// Fills a Provenance for a run started by `command` (the argv joined). The commit comes from
+/// INFERCAP_GIT_COMMIT at build time, or `git rev-parse` in the source tree, or "unknown".
+Provenance make_provenance(const MachineInfo& m, const std::string& command);
+
+/// UTC now as ISO 8601, e.g. "2026-11-29T23:40:12Z".
+std::string iso_date_utc();
+
+}  // namespace infercap::calibration
