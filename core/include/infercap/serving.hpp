@@ -1,0 +1,228 @@
+#pragma once
+// The serving model of one replica: a discrete-event simulator of continuous batching
+// (vLLM-like), an analytic queueing fast path for screening, the max QPS within an SLA, and seed
+// 004's batch-size knee. Pure: no I/O, deterministic for a seed. docs/serving.md states every
+// formula and the scheduler's rules.
+//
+// Everything is driven through `StepModel`, the time of one engine step. `PerfStepModel` adapts
+// the roofline `PerfModel`; tests use closed-form step models so queueing closed forms apply.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "infercap/result.hpp"
+#include "infercap/workload.hpp"
+
+namespace infercap {
+
+class PerfModel;
+
+// ---------------------------------------------------------------------------------------------
+// Step times.
+
+/// Time of one engine step of one replica, in seconds. Implementations must be pure and cheap.
+class StepModel {
+ public:
+  virtual ~StepModel() = default;
+  /// `batch` prompts of `prompt` new tokens each, on top of `past` cached tokens.
+  virtual double prefill_s(int batch, double prompt, double past) const = 0;
+  /// `batch` sequences each generating one token over `context` cached tokens.
+  virtual double decode_step_s(int batch, double context) const = 0;
+  /// A fused continuous-batching step: `prefill_tokens` prompt tokens attending to about
+  /// `prefill_context` tokens each, plus `decode_batch` decodes at mean context `decode_context`.
+  virtual double mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,
+                              double decode_context) const = 0;
+  /// KV-cache capacity of the replica in tokens (all sequences together), after weights,
+  /// activations and reserves.
+  virtual double kv_capacity_tokens() const = 0;
+};
+
+/// Adapts a PerfModel. The KV capacity is (capacity - weights - activations(max_batched_tokens)
+/// - reserve) / kv_bytes_per_token, per device (every device holds its shard of every sequence).
+/// The PerfModel must outlive the adapter.
+class PerfStepModel final : public StepModel {
+ public:
+  explicit PerfStepModel(const PerfModel& perf, double max_batched_tokens = 8192);
+  double prefill_s(int batch, double prompt, double past) const override;
+  double decode_step_s(int batch, double context) const override;
+  double mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,
+                      double decode_context) const override;
+  double kv_capacity_tokens() const override { return kv_tokens_; }
+
+ private:
+  const PerfModel* perf_;
+  double kv_tokens_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Engine configuration (vLLM's scheduler knobs).
+
+struct ServingConfig {
+  int max_seqs = 256;             ///< sequences running at once (vLLM max_num_seqs)
+  int max_batched_tokens = 8192;  ///< tokens per engine step (vLLM max_num_batched_tokens)
+  bool chunked_prefill = true;    ///< prompts split across steps and fused with decodes
+  int kv_block_tokens = 16;       ///< paged KV block size
+  /// KV capacity override in tokens; 0 = the step model's kv_capacity_tokens().
+  double kv_capacity_tokens = 0;
+  /// Longest sequence (prompt + output) the engine accepts; sampled lengths are clipped to it.
+  /// 0 = limited only by the KV capacity.
+  int64_t max_context_tokens = 0;
+};
+
+/// Errors for max_seqs < 1, max_batched_tokens < 1, kv_block_tokens < 1, negative capacities.
+std::vector<std::string> validate(const ServingConfig& c);
+
+// ---------------------------------------------------------------------------------------------
+// Results (the same fields from the simulator and the analytic path).
+
+struct LatencySummary {
+  double mean_s = 0;
+  double p50_s = 0;
+  double p90_s = 0;
+  double p99_s = 0;
+};
+
+struct ClassLatency {
+  std::string name;
+  LatencySummary ttft;
+  LatencySummary tpot;
+  LatencySummary e2e;
+  LatencySummary queue_wait;  ///< arrival to first scheduled (admitted) step
+  /// Each metric at the class's own SLA percentile (0 where the SLA sets no bound).
+  double ttft_at_sla_s = 0;
+  double tpot_at_sla_s = 0;
+  double e2e_at_sla_s = 0;
+  bool meets_sla = false;
+  /// The SLA metric with the largest value / limit ratio ("ttft", "tpot", "e2e"; "" if none set),
+  /// and that ratio (> 1 = violated). An unstable system reports +inf.
+  std::string binding_metric;
+  double binding_ratio = 0;
+  double throughput_rps = 0;
+};
+
+struct ServingResult {
+  std::vector<ClassLatency> classes;  ///< in the order of the request classes given
+  ClassLatency all;                   ///< every request together (SLA fields: worst class)
+  double offered_qps = 0;
+  double throughput_rps = 0;  ///< completed requests / s
+  double output_tokens_per_s = 0;
+  double input_tokens_per_s = 0;
+  double utilisation = 0;        ///< fraction of time the engine is stepping
+  double mean_batch = 0;         ///< mean running sequences per step
+  double kv_occupancy_mean = 0;  ///< fraction of KV capacity used (time-weighted)
+  double kv_occupancy_max = 0;
+  int64_t preemptions = 0;  ///< recompute preemptions (KV blocks ran out)
+  double queue_mean = 0;    ///< waiting requests, time-averaged
+  double queue_max = 0;
+  bool stable = false;            ///< queue not growing (see docs/serving.md)
+  bool meets_sla = false;         ///< stable and every class meets its SLA
+  std::string note;               ///< why unstable / what limited the batch, in words
+  int64_t requests_measured = 0;  ///< simulator: requests after warm-up; analytic: 0
+  double simulated_s = 0;         ///< simulator: measured window length
+};
+
+// ---------------------------------------------------------------------------------------------
+// The simulator.
+
+struct SimOptions {
+  uint64_t seed = 1;
+  int64_t requests = 20000;        ///< measured requests (after warm-up)
+  int64_t warmup_requests = 2000;  ///< discarded from the statistics
+  /// Total offered load; classes keep their design_qps shares. 0 = each class at design_qps.
+  double total_qps = 0;
+  /// > 0: closed loop with this many clients and zero think time (a benchmark at fixed
+  /// concurrency); arrival rates are then ignored except as class mix weights.
+  int closed_loop_clients = 0;
+  /// Stop early (unstable) when this many requests are waiting. 0 = 50 * max_seqs + 10000.
+  int64_t max_waiting = 0;
+};
+
+/// Step times tabulated once over (prefill tokens, decode batch, context) so a simulated step is
+/// a trilinear lookup. Exact at grid points; linear in between (exact for step models linear in
+/// tokens and context). docs/serving.md lists the grid.
+class StepTable {
+ public:
+  /// `max_context` is the longest context the simulation will see (prompt + output).
+  static Result<StepTable> build(const StepModel& m, const ServingConfig& cfg, double max_context);
+  /// Mixed step: p prefill tokens and d decodes, with c the token-weighted mean context.
+  double step_s(double prefill_tokens, int decode_batch, double context) const;
+  double kv_capacity_tokens() const { return kv_tokens_; }
+
+ private:
+  std::vector<double> p_grid_, c_grid_;
+  std::vector<int> d_grid_;
+  std::vector<int> d_index_;  ///< decode batch -> lower grid index
+  std::vector<double> t_;     ///< [p][d][c]
+  double kv_tokens_ = 0;
+};
+
+/// Simulates one replica under `classes` (rates from design_qps, or scaled to opt.total_qps).
+/// Errors on invalid inputs, and when a request can never fit (prompt longer than the token
+/// budget without chunked prefill, or KV capacity below one block per sequence).
+Result<ServingResult> simulate(const StepModel& m, const ServingConfig& cfg,
+                               const std::vector<RequestClass>& classes, const SimOptions& opt);
+/// Same, with a table already built (bisection and knee sweeps reuse it).
+Result<ServingResult> simulate(const StepTable& table, const ServingConfig& cfg,
+                               const std::vector<RequestClass>& classes, const SimOptions& opt);
+
+// ---------------------------------------------------------------------------------------------
+// The analytic fast path (< 50 us per evaluation).
+
+/// Queueing approximation (docs/serving.md): mean running batch by a fixed point of Little's law
+/// on an M/G/infinity occupancy capped at the effective slot count, Allen-Cunneen M/G/c waiting
+/// time (Pollaczek-Khinchine when c = 1), percentiles from moment-matched gamma tails.
+/// `total_qps` as in SimOptions.
+Result<ServingResult> analyze(const StepModel& m, const ServingConfig& cfg,
+                              const std::vector<RequestClass>& classes, double total_qps = 0);
+
+struct MaxQps {
+  double qps = 0;              ///< largest total QPS meeting every SLA (0: not even at ~0 load)
+  std::string binding_metric;  ///< what fails just above it ("ttft", "tpot", "e2e", "stability")
+  std::string binding_class;
+  ServingResult at_max;  ///< the analytic result at `qps`
+};
+
+/// Bisection on the analytic model over total QPS (class shares from design_qps), to a relative
+/// tolerance `rel_tol`. An SLA below the physical floor (violated at vanishing load) gives
+/// qps = 0 with the binding metric, not an error.
+Result<MaxQps> max_qps_within_sla(const StepModel& m, const ServingConfig& cfg,
+                                  const std::vector<RequestClass>& classes, double rel_tol = 1e-3);
+
+// ---------------------------------------------------------------------------------------------
+// Seed 004's batch-size knee.
+
+struct KneePoint {
+  int max_seqs = 0;
+  double throughput_rps = 0;
+  double output_tokens_per_s = 0;
+  double p99_e2e_s = 0;
+  double p99_tpot_s = 0;
+  double p99_ttft_s = 0;
+};
+
+struct KneeOptions {
+  std::vector<int> batch_caps = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  /// A doubling b -> 2b is "worth it" while ln(X(2b)/X(b)) >= threshold * ln(L(2b)/L(b)), with X
+  /// the output-token throughput and L the P99 end-to-end latency. threshold = 1 is Kleinrock's
+  /// power X/L at its maximum.
+  double threshold = 1.0;
+  uint64_t seed = 1;
+  int64_t requests = 4000;  ///< measured requests per point
+};
+
+struct KneeResult {
+  std::vector<KneePoint> points;
+  int knee_index = 0;  ///< into points
+  int knee_batch = 0;  ///< points[knee_index].max_seqs
+  /// Index of the first cap where normalised throughput X/X_max and normalised latency L/L_max
+  /// cross (latency overtakes throughput), or -1; reported beside the knee.
+  int crossing_index = -1;
+};
+
+/// Runs the simulator in closed loop at concurrency = cap for each cap (seed 004 measures the
+/// same way: a benchmark client holding `cap` requests in flight).
+Result<KneeResult> batch_knee(const StepModel& m, const ServingConfig& cfg, const RequestClass& cls,
+                              const KneeOptions& opt = {});
+
+}  // namespace infercap
