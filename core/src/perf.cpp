@@ -1,0 +1,554 @@
+#include "infercap/perf.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace infercap {
+
+namespace {
+
+// What a perfect kernel reaches of the datasheet peak, per hardware class, when no calibration
+// profile says otherwise. They separate hardware physics (DRAM/HBM efficiency, clocks under load)
+// from software (the stack's fractions), so a stack fitted on one device transfers to another.
+//  gpu bandwidth 0.88: H200 copy 4.26 TB/s of 4.8 (shared/reference/h200-micro.json);
+//  gpu compute 0.76: H200 bf16 8192^3 GEMM 748 of 989 TFLOP/s (same file);
+//  cpu bandwidth 0.80: STREAM triad on 8-channel DDR5 servers is typically 75-85% of
+//    channels x MT/s x 8 B; cpu compute 0.70: sustained AVX-512/AMX clocks sit below base;
+//  npu/fpga: no public kernel measurements; the GPU figures stand in (docs/model.md).
+constexpr std::array<double, kHwClassCount> kAchievableBandwidth{0.80, 0.88, 0.85, 0.85};
+constexpr std::array<double, kHwClassCount> kAchievableCompute{0.70, 0.76, 0.70, 0.70};
+// Bandwidth one core pulls on its own when the catalog does not say (DDR5 server cores measure
+// 15-25 GB/s in single-thread STREAM); it sets how fast bandwidth saturates with threads.
+constexpr double kDefaultPerCoreBandwidth = 20e9;
+constexpr double kDefaultLinkLatencyS = 5e-6;
+// Flash-attention query tile: each tile re-reads the keys before it.
+constexpr double kAttentionQueryTile = 128.0;
+// Unfused attention keeps fp32 scores: written, read for softmax, written, read for PV.
+constexpr double kUnfusedScoreBytesPerPair = 4.0 * 4.0;
+
+ComputeType activation_compute(DType a) {
+  switch (a) {
+    case DType::fp32: return ComputeType::fp32;
+    case DType::fp16: return ComputeType::fp16;
+    case DType::fp8: return ComputeType::fp8;
+    case DType::int8: return ComputeType::int8;
+    default: return ComputeType::bf16;
+  }
+}
+
+}  // namespace
+
+Result<ComputeType> resolve_compute_type(const Precision& p, const HardwareSpec& hw) {
+  const DType w = p.weights;
+  const DType a = p.activations;
+  ComputeType c = activation_compute(a);
+  if (w == DType::fp32) {
+    c = ComputeType::fp32;
+  } else if (w == DType::fp8 && a == DType::fp8) {
+    c = ComputeType::fp8;
+  } else if (w == DType::int8 && a == DType::int8) {
+    c = ComputeType::int8;
+  } else if (w == DType::int4 && a == DType::int8) {
+    c = ComputeType::int8;  // W4A8: int4 weights widened into int8 dot products
+  } else if ((w == DType::q8_0 || w == DType::q4_0 || w == DType::q4_k_m) &&
+             at(hw.dense_flops_per_s, ComputeType::int8) > 0) {
+    // llama.cpp quantises activations to 8 bits and runs integer dot products (dp4a/MMQ on GPUs,
+    // VNNI on CPUs) for its block formats.
+    c = ComputeType::int8;
+  } else if (c == ComputeType::int8 || c == ComputeType::fp8) {
+    c = ComputeType::bf16;  // integer/fp8 activations with wider weights: compute in bf16
+  }
+  if (at(hw.dense_flops_per_s, c) > 0) return c;
+  // CPUs without native half-precision arithmetic widen to fp32 (llama.cpp and PyTorch do).
+  if (hw.hw_class == HwClass::cpu && (c == ComputeType::bf16 || c == ComputeType::fp16) &&
+      at(hw.dense_flops_per_s, ComputeType::fp32) > 0) {
+    return ComputeType::fp32;
+  }
+  // fp16 and bf16 run on the same tensor cores where only one is listed.
+  if (c == ComputeType::bf16 && at(hw.dense_flops_per_s, ComputeType::fp16) > 0 &&
+      a != DType::bf16 && w != DType::bf16) {
+    return ComputeType::fp16;
+  }
+  return Error{fmt::format(
+      "hardware '{}' has no dense {} compute roof for weights {} / activations {}; choose a "
+      "precision it supports",
+      hw.name, compute_type_name(c), dtype_name(w), dtype_name(a))};
+}
+
+double BandwidthCurve::at(double threads) const {
+  if (n0_threads <= 0) return asymptote_bytes_per_s;
+  return asymptote_bytes_per_s * (1.0 - std::exp(-threads / n0_threads));
+}
+
+Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& hw,
+                                    const StackSpec& stack, const Deployment& dep,
+                                    const CalibrationProfile* profile) {
+  if (dep.tp < 1 || dep.tp > 64) {
+    return Error{fmt::format("tp: expected 1..64, found {}", dep.tp)};
+  }
+  if (dep.pp < 1 || dep.pp > model.layers) {
+    return Error{fmt::format("pp: expected 1..{} (the model's layers), found {}", model.layers,
+                             dep.pp)};
+  }
+  if (model.heads % dep.tp != 0 && !model.mla.enabled()) {
+    return Error{fmt::format("tp: {} does not divide the model's {} attention heads", dep.tp,
+                             model.heads)};
+  }
+  const StackEfficiency& eff = stack.for_class(hw.hw_class);
+  if (!eff.supported) {
+    return Error{fmt::format("stack '{}' does not run on {} hardware ('{}')", stack.name,
+                             hw_class_name(hw.hw_class), hw.name)};
+  }
+  PerfModel m;
+  m.model_ = model;
+  m.hw_ = hw;
+  m.stack_ = stack;
+  m.dep_ = dep;
+  m.eff_ = eff;
+  if (dep.compute) {
+    if (at(hw.dense_flops_per_s, *dep.compute) <= 0) {
+      return Error{fmt::format("hardware '{}' has no dense {} compute roof", hw.name,
+                               compute_type_name(*dep.compute))};
+    }
+    m.compute_ = *dep.compute;
+  } else {
+    auto c = resolve_compute_type(dep.precision, hw);
+    if (!c) return c.error();
+    m.compute_ = *c;
+  }
+
+  const int cls = static_cast<int>(hw.hw_class);
+  double bw = hw.memory_bandwidth_bytes_per_s;
+  double flops = at(hw.dense_flops_per_s, m.compute_);
+  ComputeType attn_type = activation_compute(dep.precision.activations);
+  if (attn_type == ComputeType::int8 || attn_type == ComputeType::fp8) attn_type = ComputeType::bf16;
+  if (at(hw.dense_flops_per_s, attn_type) <= 0) attn_type = m.compute_;
+  double attn_flops = at(hw.dense_flops_per_s, attn_type);
+  if (!stack.datasheet_peaks) {
+    bw *= kAchievableBandwidth[cls];
+    flops *= kAchievableCompute[cls];
+    attn_flops *= kAchievableCompute[cls];
+  }
+
+  // CPU sockets: bandwidth saturates with threads, SMT and virtualisation cost bandwidth, and
+  // the NUMA policy decides how much traffic crosses the socket link.
+  double threads = 0;
+  if (hw.hw_class == HwClass::cpu && hw.cpu) {
+    const auto& c = *hw.cpu;
+    threads = dep.cpu.threads_per_socket > 0 ? dep.cpu.threads_per_socket : c.cores;
+    const double physical = std::min<double>(threads, c.cores);
+    if (!stack.datasheet_peaks) {
+      const double per_core =
+          c.per_core_bandwidth_bytes_per_s > 0 ? c.per_core_bandwidth_bytes_per_s
+                                               : kDefaultPerCoreBandwidth;
+      const BandwidthCurve curve{bw, bw / per_core, 0, 0};
+      bw = curve.at(physical);
+      flops *= physical / c.cores;
+      attn_flops *= physical / c.cores;
+    }
+  }
+  if (profile != nullptr && !stack.datasheet_peaks) {
+    if (profile->bandwidth.asymptote_bytes_per_s > 0) {
+      bw = hw.hw_class == HwClass::cpu && threads > 0 ? profile->bandwidth.at(threads)
+                                                       : profile->bandwidth.asymptote_bytes_per_s;
+    }
+    if (at(profile->achieved_flops_per_s, m.compute_) > 0) {
+      flops = at(profile->achieved_flops_per_s, m.compute_);
+    }
+    if (at(profile->achieved_flops_per_s, attn_type) > 0) {
+      attn_flops = at(profile->achieved_flops_per_s, attn_type);
+    }
+  }
+  if (hw.hw_class == HwClass::cpu) {
+    if (dep.cpu.smt) bw *= 1.0 - dep.cpu.smt_penalty;
+    if (dep.cpu.virtualized) bw *= dep.cpu.vm_bandwidth_factor;
+    if (dep.tp > 1) {
+      const double link = hw.link_bandwidth_bytes_per_s > 0 ? hw.link_bandwidth_bytes_per_s : bw;
+      switch (dep.cpu.numa) {
+        case NumaPolicy::pinned: break;
+        case NumaPolicy::interleave: {
+          // Half of each socket's pages are remote; local and remote halves are read in turn.
+          const double remote = std::min(bw, link);
+          bw = 1.0 / (0.5 / bw + 0.5 / remote);
+          break;
+        }
+        case NumaPolicy::single_node:
+          // Every socket reads the one node that holds the weights: its bandwidth is shared.
+          bw = std::min(bw / dep.tp, link);
+          break;
+      }
+    }
+  }
+
+  Rates& r = m.rates_;
+  r.weight_bw = bw * eff.weight_bandwidth_fraction;
+  r.act_bw = r.weight_bw;
+  r.kv_bw = bw * eff.kv_bandwidth_fraction;
+  r.gemm_flops = flops * (is_block_quantised(dep.precision.weights)
+                              ? eff.quantised_gemm_compute_fraction
+                              : eff.gemm_compute_fraction);
+  r.attn_flops = attn_flops * eff.attention_compute_fraction;
+  r.link_bw = hw.link_bandwidth_bytes_per_s;
+  r.link_latency = hw.link_latency_s > 0 ? hw.link_latency_s : kDefaultLinkLatencyS;
+  r.kernel_overhead = eff.kernel_overhead_s;
+  if (profile != nullptr && !stack.datasheet_peaks && profile->kernel_overhead_s > 0) {
+    r.kernel_overhead = std::max(r.kernel_overhead, profile->kernel_overhead_s);
+  }
+  r.step_overhead = eff.step_overhead_s;
+  r.gemm_m_half = eff.gemm_m_half;
+  // A model whose weights fit in the measured cache streams them at cache speed.
+  if (profile != nullptr && profile->cache_bandwidth_bytes_per_s > 0 && !stack.datasheet_peaks) {
+    const double w = total_params(model) * bytes_per_element(dep.precision.weights) /
+                     (dep.tp * dep.pp);
+    if (w < profile->cache_bytes) {
+      r.weight_bw = profile->cache_bandwidth_bytes_per_s * eff.weight_bandwidth_fraction;
+    }
+  }
+  if (r.weight_bw <= 0 || r.gemm_flops <= 0 || r.attn_flops <= 0) {
+    return Error{fmt::format("hardware '{}' has no usable bandwidth or compute for this deployment",
+                             hw.name)};
+  }
+  if (dep.tp > 1 && r.link_bw <= 0) {
+    return Error{fmt::format("tp: {} needs a device link, but hardware '{}' lists none", dep.tp,
+                             hw.name)};
+  }
+
+  m.weight_bytes_dev_ =
+      total_params(model) * bytes_per_element(dep.precision.weights) / (dep.tp * dep.pp);
+  // KV heads split across tensor-parallel ranks, replicated once there are fewer heads than ranks;
+  // the MLA latent is replicated on every rank.
+  double kv_share = 1.0;
+  if (!model.mla.enabled() && model.kv_heads > 0) {
+    kv_share = std::ceil(static_cast<double>(model.kv_heads) / dep.tp) / model.kv_heads;
+  }
+  m.kv_bytes_per_token_dev_ = kv_elements_per_token_per_layer(model) * kv_share *
+                              bytes_per_element(dep.precision.kv) * model.layers / dep.pp;
+  return m;
+}
+
+template <bool kCollect>
+double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out) const {
+  const Rates& r = rates_;
+  double total = 0;
+  for (int i = 0; i < n; ++i) {
+    const OpCost& o = ops[i];
+    double flop_rate = o.kind == OpKind::attention ? r.attn_flops : r.gemm_flops;
+    if ((o.kind == OpKind::gemm || o.kind == OpKind::expert_gemm) && r.gemm_m_half > 0) {
+      flop_rate *= o.gemm_m / (o.gemm_m + r.gemm_m_half);
+    }
+    const double compute_s = o.flops > 0 ? o.flops / flop_rate : 0.0;
+    const double memory_s =
+        (o.weight_bytes + o.activation_bytes) / r.weight_bw + o.kv_bytes / r.kv_bw;
+    const double comm_s =
+        o.comm_bytes > 0 ? o.comm_bytes / r.link_bw + o.collectives * r.link_latency : 0.0;
+    const double overhead_s = o.kernels * r.kernel_overhead;
+    const double t = std::max(compute_s, memory_s) + comm_s + overhead_s;
+    total += t;
+    if constexpr (kCollect) {
+      OpTime ot;
+      ot.cost = o;
+      ot.compute_s = compute_s;
+      ot.memory_s = memory_s;
+      ot.comm_s = comm_s;
+      ot.overhead_s = overhead_s;
+      ot.time_s = t;
+      const double top = std::max({compute_s, memory_s, comm_s, overhead_s});
+      ot.bound = top == comm_s && comm_s > 0       ? Bound::communication
+                 : top == overhead_s && overhead_s > 0 ? Bound::overhead
+                 : compute_s >= memory_s               ? Bound::compute
+                                                       : Bound::memory;
+      out->ops.push_back(ot);
+      out->flops += o.flops;
+      out->bytes += o.weight_bytes + o.activation_bytes + o.kv_bytes;
+    }
+  }
+  return total;
+}
+
+// One forward step: `batch` sequences each adding `q` tokens on top of `past` cached ones.
+// Every operator is written once per layer type and multiplied by the layer count, so the cost
+// of a prediction does not grow with depth.
+template <bool kCollect>
+double PerfModel::step(double q, int batch, double past, bool is_prefill,
+                       StepBreakdown* out) const {
+  const ModelSpec& md = model_;
+  const double tp = dep_.tp;
+  const double B = batch;
+  const double M = B * q;  // tokens in the step
+  const double h = md.hidden;
+  const double wb = bytes_per_element(dep_.precision.weights);
+  const double ab = bytes_per_element(dep_.precision.activations) >= 2
+                        ? bytes_per_element(dep_.precision.activations)
+                        : 2.0;  // int8/fp8 activations still move as 16-bit between kernels
+  const double kvb = bytes_per_element(dep_.precision.kv);
+  const double heads_d = std::max(1.0, md.heads / tp);
+  const double kv_heads_d = std::ceil(md.kv_heads / tp);
+  const bool encoder = md.arch == ModelArch::encoder;
+  const bool mla = md.mla.enabled();
+  const double kv_elems_d =
+      mla ? kv_elements_per_token_per_layer(md) : encoder ? 0.0 : 2.0 * kv_heads_d * md.head_dim;
+
+  // Query-key pairs per head: causal for decoders, full for encoders.
+  const double pairs = encoder ? B * q * (past + q) : B * (q * past + q * (q + 1.0) / 2.0);
+
+  const int n_moe = moe_layer_count(md);
+  const int n_dense = md.layers - n_moe;
+
+  std::array<OpCost, 16> ops{};
+  int n = 0;
+  auto add = [&](OpCost o) { ops[static_cast<size_t>(n++)] = o; };
+  auto gemm = [&](std::string_view name, OpKind kind, double m_rows, double k, double nn,
+                  double weights, double count, double kernels) {
+    OpCost o;
+    o.name = name;
+    o.kind = kind;
+    o.flops = 2.0 * m_rows * k * nn * count;
+    o.weight_bytes = weights * wb * count;
+    o.activation_bytes = m_rows * (k + nn) * ab * count;
+    o.kernels = kernels * count;
+    o.gemm_m = m_rows;
+    add(o);
+  };
+  auto elementwise = [&](std::string_view name, OpKind kind, double elems, double count,
+                         double kernels) {
+    OpCost o;
+    o.name = name;
+    o.kind = kind;
+    o.flops = 4.0 * elems * count;
+    o.activation_bytes = 2.0 * elems * ab * count;
+    o.kernels = kernels * count;
+    add(o);
+  };
+
+  double total = 0;
+  const double L = md.layers;
+
+  // --- attention block (same in every layer) ---
+  elementwise("attn_norm", OpKind::norm, M * h, L, 1);
+  if (mla) {
+    const auto& a = md.mla;
+    const double qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    const double q_w = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * heads_d * qk_head
+                                         : h * heads_d * qk_head;
+    const double kv_a = h * (a.kv_lora_rank + a.qk_rope_head_dim);
+    const double kv_b = a.kv_lora_rank * heads_d * (a.qk_nope_head_dim + a.v_head_dim);
+    gemm("q_kv_proj", OpKind::gemm, M, h, (q_w + kv_a + kv_b) / h, q_w + kv_a + kv_b, L, 4);
+  } else {
+    const double n_qkv = (heads_d + 2.0 * kv_heads_d) * md.head_dim;
+    gemm("qkv_proj", OpKind::gemm, M, h, n_qkv, h * n_qkv, L, 1);
+    if (md.position == PositionKind::rotary) {
+      elementwise("rotary", OpKind::elementwise, M * (heads_d + kv_heads_d) * md.head_dim, L, 1);
+    }
+  }
+  {
+    OpCost o;
+    o.name = "attention";
+    o.kind = OpKind::attention;
+    double flops_per_pair;
+    if (mla) {
+      const auto& a = md.mla;
+      // Decode absorbs kv_b into the query and output (scores and values over the latent);
+      // prefill expands the latent into per-head keys and values.
+      flops_per_pair = is_prefill ? 2.0 * heads_d * (a.qk_nope_head_dim + a.qk_rope_head_dim +
+                                                     a.v_head_dim)
+                                  : 2.0 * heads_d * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim);
+    } else {
+      flops_per_pair = 4.0 * heads_d * md.head_dim;
+    }
+    o.flops = pairs * flops_per_pair * L;
+    const double kv_token_bytes = kv_elems_d * kvb;
+    double kv_read_tokens;
+    if (!is_prefill) {
+      kv_read_tokens = B * (past + q);
+    } else if (eff_.fused_attention) {
+      const double tiles = std::ceil(q / kAttentionQueryTile);
+      kv_read_tokens = B * (tiles * past + q * (q + kAttentionQueryTile) / (2 * kAttentionQueryTile));
+    } else {
+      kv_read_tokens = B * (past + q);
+    }
+    o.kv_bytes = (kv_read_tokens + M) * kv_token_bytes * L;  // reads + this step's writes
+    if (encoder) o.kv_bytes = 0;
+    o.activation_bytes = 2.0 * M * heads_d * md.head_dim * ab * L;
+    if (!eff_.fused_attention) o.activation_bytes += pairs * heads_d * kUnfusedScoreBytesPerPair * L;
+    o.kernels = (eff_.fused_attention ? 1.0 : 4.0) * L;
+    add(o);
+  }
+  {
+    const double o_in = mla ? heads_d * md.mla.v_head_dim : heads_d * md.head_dim;
+    gemm("o_proj", OpKind::gemm, M, o_in, h, o_in * h, L, 1);
+  }
+  auto allreduce = [&](std::string_view name, double count) {
+    if (dep_.tp <= 1) return;
+    OpCost o;
+    o.name = name;
+    o.kind = OpKind::allreduce;
+    // Ring all-reduce: each rank sends 2 (tp-1)/tp of the buffer in 2 (tp-1) steps.
+    o.comm_bytes = M * h * ab * 2.0 * (tp - 1.0) / tp * count;
+    o.collectives = 2.0 * (tp - 1.0) * count;
+    o.kernels = count;
+    add(o);
+  };
+  allreduce("attn_allreduce", L);
+  if (!md.parallel_attention) elementwise("ffn_norm", OpKind::norm, M * h, L, 1);
+
+  // --- FFN: dense layers, then MoE layers ---
+  const double gate = md.ffn_kind == FfnKind::swiglu ? 2.0 : 1.0;
+  if (n_dense > 0) {
+    const double f = md.ffn_hidden / tp;
+    gemm("ffn_up", OpKind::gemm, M, h, gate * f, gate * h * f, n_dense, 1);
+    elementwise("ffn_act", OpKind::elementwise, M * f, n_dense, 1);
+    gemm("ffn_down", OpKind::gemm, M, f, h, f * h, n_dense, 1);
+  }
+  if (n_moe > 0) {
+    const auto& e = md.moe;
+    const double E = e.experts;
+    const double k = e.active_experts;
+    const double f = e.expert_ffn_hidden / tp;
+    gemm("router", OpKind::gemm, M, h, E, h * E, n_moe, 1);
+    // Expected distinct experts touched by M tokens choosing k of E uniformly.
+    const double touched = E * (1.0 - std::pow(1.0 - k / E, M));
+    const double per_expert_weights = (gate + 1.0) * h * f;
+    const double tokens_per_expert = M * k / std::max(touched, 1.0);
+    OpCost o;
+    o.name = "experts";
+    o.kind = OpKind::expert_gemm;
+    o.flops = 2.0 * M * k * per_expert_weights * n_moe;
+    o.weight_bytes = touched * per_expert_weights * wb * n_moe;
+    o.activation_bytes = M * k * (2.0 * h + (gate + 1.0) * f) * ab * n_moe;
+    o.kernels = 3.0 * n_moe;
+    o.gemm_m = tokens_per_expert;
+    add(o);
+    if (e.shared_experts > 0) {
+      const double fs = e.shared_experts * f;
+      gemm("shared_experts", OpKind::expert_gemm, M, h, (gate + 1.0) * fs, (gate + 1.0) * h * fs,
+           n_moe, 2);
+    }
+  }
+  allreduce("ffn_allreduce", L);
+  total += eval_ops<kCollect>(ops.data(), n, out);
+
+  // --- once per step: embedding, final norm, lm_head, pipeline hand-offs ---
+  n = 0;
+  {
+    OpCost o;
+    o.name = "embedding";
+    o.kind = OpKind::embedding;
+    o.weight_bytes = M * h * wb;
+    o.kernels = 1;
+    add(o);
+  }
+  if (!encoder) {
+    elementwise("final_norm", OpKind::norm, B * h, 1, 1);
+    // Only the last position of each sequence needs logits.
+    const double vocab_d = md.vocab / tp;
+    gemm("lm_head", OpKind::gemm, B, h, vocab_d, h * vocab_d, 1, 1);
+  }
+  if (dep_.pp > 1) {
+    OpCost o;
+    o.name = "pipeline_p2p";
+    o.kind = OpKind::p2p;
+    o.comm_bytes = M * h * ab * (dep_.pp - 1);
+    o.collectives = dep_.pp - 1;
+    o.kernels = dep_.pp - 1;
+    add(o);
+  }
+  total += eval_ops<kCollect>(ops.data(), n, out);
+  total += rates_.step_overhead;
+  if constexpr (kCollect) {
+    out->step_overhead_s = rates_.step_overhead;
+    out->time_s = total;
+  }
+  return total;
+}
+
+double PerfModel::decode_step_s(int batch, double context) const {
+  if (batch <= 0) return 0;
+  return step<false>(1.0, batch, context, false, nullptr);
+}
+
+double PerfModel::prefill_s(int batch, double prompt, double past) const {
+  if (batch <= 0 || prompt <= 0) return 0;
+  return step<false>(prompt, batch, past, true, nullptr);
+}
+
+double PerfModel::mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,
+                               double decode_context) const {
+  // A fused step reads the weights once: price it as one prefill of all new tokens plus the
+  // decodes' attention, which is the part that does not share the weight stream.
+  if (prefill_tokens <= 0) return decode_step_s(decode_batch, decode_context);
+  const double fused = step<false>(prefill_tokens + decode_batch, 1, prefill_context, true, nullptr);
+  if (decode_batch <= 0) return fused;
+  const double decode_attention =
+      decode_step_s(decode_batch, decode_context) - decode_step_s(decode_batch, 0);
+  return fused + std::max(0.0, decode_attention);
+}
+
+StepBreakdown PerfModel::decode_breakdown(int batch, double context) const {
+  StepBreakdown b;
+  if (batch > 0) step<true>(1.0, batch, context, false, &b);
+  return b;
+}
+
+StepBreakdown PerfModel::prefill_breakdown(int batch, double prompt, double past) const {
+  StepBreakdown b;
+  if (batch > 0 && prompt > 0) step<true>(prompt, batch, past, true, &b);
+  return b;
+}
+
+namespace {
+
+// Peak live activations of one step over `tokens` tokens, per device: the residual stream and the
+// widest projection output (QKV or FFN gate+up). Logits are counted per sequence by the callers.
+double activation_peak_bytes(const ModelSpec& md, const Deployment& dep, double tokens) {
+  const double ab = std::max(2.0, bytes_per_element(dep.precision.activations));
+  const double gate = md.ffn_kind == FfnKind::swiglu ? 2.0 : 1.0;
+  const double ffn =
+      md.moe.enabled()
+          ? std::max<double>(md.ffn_hidden,
+                             static_cast<double>(md.moe.expert_ffn_hidden) * md.moe.active_experts)
+          : md.ffn_hidden;
+  return tokens * (2.0 * md.hidden + (gate + 1.0) * ffn / dep.tp) * ab;
+}
+
+// fp32 logits row of one sequence's last token, per device.
+double logits_bytes_per_seq(const ModelSpec& md, const Deployment& dep) {
+  return static_cast<double>(md.vocab) / dep.tp * 4.0;
+}
+
+}  // namespace
+
+MemoryReport PerfModel::memory(int batch, double context, double max_batched_tokens) const {
+  MemoryReport r;
+  const double tokens = max_batched_tokens > 0 ? max_batched_tokens : std::max(1.0, context);
+  r.capacity_bytes = hw_.memory_bytes;
+  r.weights_bytes = weight_bytes_dev_;
+  r.kv_bytes_per_token = kv_bytes_per_token_dev_;
+  r.kv_bytes = kv_bytes_per_token_dev_ * context * std::max(batch, 0);
+  r.activation_bytes = activation_peak_bytes(model_, dep_, tokens) +
+                       std::max(batch, 1) * logits_bytes_per_seq(model_, dep_);
+  r.reserve_bytes = stack_.memory_reserve_fraction * hw_.memory_bytes + stack_.memory_reserve_bytes;
+  r.total_bytes = r.weights_bytes + r.kv_bytes + r.activation_bytes + r.reserve_bytes;
+  r.fits = r.total_bytes <= r.capacity_bytes;
+  r.max_batch = max_batch(context, max_batched_tokens);
+  return r;
+}
+
+int PerfModel::max_batch(double context, double max_batched_tokens) const {
+  const double tokens = max_batched_tokens > 0 ? max_batched_tokens : std::max(1.0, context);
+  const double reserve =
+      stack_.memory_reserve_fraction * hw_.memory_bytes + stack_.memory_reserve_bytes;
+  const double free_bytes = hw_.memory_bytes - weight_bytes_dev_ -
+                            activation_peak_bytes(model_, dep_, tokens) - reserve;
+  constexpr int kUnbounded = 1 << 20;
+  if (free_bytes <= 0) return 0;
+  if (kv_bytes_per_token_dev_ <= 0 || context <= 0) return kUnbounded;  // encoders keep no cache
+  const double per_seq =
+      kv_bytes_per_token_dev_ * context + logits_bytes_per_seq(model_, dep_);
+  const double b = std::floor(free_bytes / per_seq);
+  return b > kUnbounded ? kUnbounded : static_cast<int>(b);
+}
+
+}  // namespace infercap
