@@ -1,0 +1,268 @@
+// [model] tests of the per-operator roofline. Each test states the formula it checks and builds
+// its specs by hand, so a catalog change cannot move these numbers.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "infercap/perf.hpp"
+#include "infercap/predict.hpp"
+
+using namespace infercap;
+
+namespace {
+
+// A small Llama-shaped decoder: 2 layers, hidden 1024, 8 heads of 128, GQA with 2 KV heads.
+ModelSpec tiny_model() {
+  ModelSpec m;
+  m.name = "tiny";
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 2;
+  m.head_dim = 128;
+  m.ffn_hidden = 4096;
+  m.vocab = 32000;
+  m.tied_embeddings = false;
+  m.max_context = 4096;
+  return m;
+}
+
+HardwareSpec test_gpu() {
+  HardwareSpec h;
+  h.name = "test-gpu";
+  h.hw_class = HwClass::gpu;
+  at(h.dense_flops_per_s, ComputeType::bf16) = 100e12;
+  at(h.dense_flops_per_s, ComputeType::fp16) = 100e12;
+  at(h.dense_flops_per_s, ComputeType::int8) = 200e12;
+  h.memory_bytes = 16e9;
+  h.memory_bandwidth_bytes_per_s = 1e12;
+  h.link_bandwidth_bytes_per_s = 100e9;
+  h.link_latency_s = 2e-6;
+  return h;
+}
+
+PerfModel make(const ModelSpec& m, const HardwareSpec& h, Deployment d = {},
+               StackSpec s = ideal_stack()) {
+  auto r = PerfModel::create(m, h, s, d);
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+// Bytes of the layer stack plus lm_head, i.e. everything a decode step streams except the
+// embedding table (of which it reads one row per token).
+double streamed_weight_params(const ModelSpec& m) {
+  return total_params(m) - static_cast<double>(m.vocab) * m.hidden;
+}
+
+}  // namespace
+
+TEST_CASE("parameter count of a hand-built Llama shape", "[model]") {
+  const ModelSpec m = tiny_model();
+  // attention: q 1024x1024 + k,v 1024x256 each + o 1024x1024 = 2,621,440
+  // ffn: 3 x 1024 x 4096 = 12,582,912; norms 2 x 1024
+  // embeddings: 2 x 32000 x 1024 (untied) + final norm 1024
+  const double layer = 2.0 * 1024 * 1024 + 2.0 * 1024 * 256 + 3.0 * 1024 * 4096 + 2 * 1024;
+  const double expected = 2 * layer + 2.0 * 32000 * 1024 + 1024;
+  CHECK(total_params(m) == Approx(expected).epsilon(1e-12));
+  CHECK(kv_elements_per_token_per_layer(m) == 2 * 2 * 128);
+}
+
+TEST_CASE("batch-1 decode is bandwidth bound: t = streamed bytes / bandwidth", "[model]") {
+  const ModelSpec m = tiny_model();
+  const PerfModel p = make(m, test_gpu());
+  // bf16 weights: 2 bytes per parameter at 1 TB/s. Activations and the empty KV cache add well
+  // under 1% at batch 1.
+  const double expected = streamed_weight_params(m) * 2.0 / 1e12;
+  const double t = p.decode_step_s(1, 0);
+  CHECK(t == Approx(expected).epsilon(0.01));
+  CHECK(t >= expected);
+  const auto b = p.decode_breakdown(1, 0);
+  for (const auto& op : b.ops) {
+    if (op.cost.kind == OpKind::gemm) CHECK(op.bound == Bound::memory);
+  }
+  CHECK(b.time_s == Approx(t).epsilon(1e-12));
+}
+
+TEST_CASE("decode time grows with context by KV bytes / bandwidth", "[model]") {
+  const ModelSpec m = tiny_model();
+  const PerfModel p = make(m, test_gpu());
+  // Each extra cached token adds 2 layers x 2 x 2 KV heads x 128 x 2 bytes = 2048 bytes of reads
+  // per sequence; attention stays memory bound (4 flops/pair/head-dim, 8 heads vs 2 KV heads).
+  const double kv_per_token = 2.0 * 2 * 2 * 128 * 2;
+  const double dt = p.decode_step_s(4, 4096) - p.decode_step_s(4, 0);
+  CHECK(dt == Approx(4 * 4096 * kv_per_token / 1e12).epsilon(1e-6));
+}
+
+TEST_CASE("large prefill is compute bound: t = 2 N P / peak + attention", "[model]") {
+  const ModelSpec m = tiny_model();
+  const PerfModel p = make(m, test_gpu());
+  const double P = 4096;
+  // Projections: 2 FLOPs per weight per token; lm_head only for the last token.
+  const double layer_weights = streamed_weight_params(m) - static_cast<double>(m.vocab) * m.hidden;
+  const double gemm_flops = 2.0 * P * layer_weights + 2.0 * m.vocab * m.hidden;
+  // Causal attention: P(P+1)/2 pairs x 4 x heads x head_dim per layer.
+  const double attn_flops = P * (P + 1) / 2 * 4 * 8 * 128 * 2;
+  // Unfused elementwise ops stay memory bound (read + write, 2 bytes each) per layer: two norms
+  // of P x h, rotary over P x (heads + kv_heads) x head_dim, the FFN activation over P x ffn.
+  const double elementwise_bytes =
+      2 * (2 * (2 * P * 1024 * 2) + 2 * P * (8 + 2) * 128 * 2 + 2 * P * 4096 * 2);
+  // lm_head runs for the last token only, so it streams its weights (memory bound); the
+  // embedding gathers P rows.
+  const double once_bytes = (32000.0 * 1024 + P * 1024) * 2;
+  const double expected =
+      (gemm_flops - 2.0 * m.vocab * m.hidden + attn_flops) / 100e12 +
+      (elementwise_bytes + once_bytes) / 1e12;
+  const double t = p.prefill_s(1, P, 0);
+  CHECK(t == Approx(expected).epsilon(0.01));
+  CHECK(p.prefill_breakdown(1, P, 0).ops[1].bound == Bound::compute);
+}
+
+TEST_CASE("memory: weights, KV per token and max batch", "[model]") {
+  const ModelSpec m = tiny_model();
+  HardwareSpec h = test_gpu();
+  const PerfModel p = make(m, h);
+  const MemoryReport r = p.memory(8, 1000, 1000);
+  CHECK(r.weights_bytes == Approx(total_params(m) * 2));
+  CHECK(r.kv_bytes_per_token == Approx(2 * 2 * 2 * 128 * 2));  // layers x (K,V) x kv_heads x d x 2B
+  CHECK(r.kv_bytes == Approx(8 * 1000 * r.kv_bytes_per_token));
+  CHECK(r.fits);
+  // max batch = floor((capacity - weights - activations) / (kv per sequence + logits row)).
+  const double free_bytes = h.memory_bytes - r.weights_bytes -
+                            (r.activation_bytes - 8 * 32000 * 4.0);
+  const int expected = static_cast<int>(std::floor(free_bytes / (1000 * r.kv_bytes_per_token + 32000 * 4.0)));
+  CHECK(p.max_batch(1000, 1000) == expected);
+  // A device too small for the weights fits nothing.
+  h.memory_bytes = 0.1e9;
+  CHECK(make(m, h).max_batch(1000, 1000) == 0);
+  CHECK_FALSE(make(m, h).memory(1, 1000, 1000).fits);
+}
+
+TEST_CASE("weight formats scale the streamed bytes", "[model]") {
+  const ModelSpec m = tiny_model();
+  Deployment d;
+  d.precision.weights = DType::q4_0;  // 4.5 bits per weight
+  const PerfModel q = make(m, test_gpu(), d);
+  const PerfModel f = make(m, test_gpu());
+  CHECK(q.compute_type() == ComputeType::int8);  // block formats use int8 dot products
+  const double ratio = q.decode_step_s(1, 0) / f.decode_step_s(1, 0);
+  CHECK(ratio == Approx(4.5 / 16).epsilon(0.02));
+}
+
+TEST_CASE("tensor parallel halves the weight stream and adds two all-reduces per layer",
+          "[model]") {
+  const ModelSpec m = tiny_model();
+  Deployment d;
+  d.tp = 2;
+  const PerfModel p2 = make(m, test_gpu(), d);
+  const auto b = p2.decode_breakdown(1, 0);
+  double comm = 0;
+  for (const auto& op : b.ops) comm += op.comm_s;
+  // Ring all-reduce of B*h*2 bytes: 2 (tp-1)/tp of it sent, 2 (tp-1) latency steps; 2 per layer.
+  const double per = 1024 * 2.0 * 2 * (1.0 / 2) / 100e9 + 2 * 2e-6;
+  CHECK(comm == Approx(2 * 2 * per).epsilon(1e-9));
+  const PerfModel p1 = make(m, test_gpu());
+  CHECK(p2.memory(1, 100, 100).weights_bytes == Approx(p1.memory(1, 100, 100).weights_bytes / 2));
+  // Without a link, tensor parallelism is refused as a value, not an exception.
+  HardwareSpec nolink = test_gpu();
+  nolink.link_bandwidth_bytes_per_s = 0;
+  CHECK_FALSE(PerfModel::create(m, nolink, ideal_stack(), d).ok());
+}
+
+TEST_CASE("MoE decode streams only the experts the batch touches", "[model]") {
+  ModelSpec m = tiny_model();
+  m.moe.experts = 8;
+  m.moe.active_experts = 2;
+  m.moe.expert_ffn_hidden = 4096;
+  const PerfModel p = make(m, test_gpu());
+  auto expert_bytes = [&](int batch) {
+    for (const auto& op : p.decode_breakdown(batch, 0).ops) {
+      if (op.cost.name == "experts") return op.cost.weight_bytes;
+    }
+    return 0.0;
+  };
+  const double one_expert = 3.0 * 1024 * 4096 * 2 * 2;  // 3 matrices, bf16, 2 layers
+  // E (1 - (1 - k/E)^M): M=1 -> 2 experts; M=64 -> ~8 (all).
+  CHECK(expert_bytes(1) == Approx(2 * one_expert));
+  CHECK(expert_bytes(64) == Approx(8 * (1 - std::pow(0.75, 64)) * one_expert));
+  CHECK(active_params(m) < total_params(m));
+}
+
+TEST_CASE("a precision the hardware lacks is an error value", "[model]") {
+  const ModelSpec m = tiny_model();
+  Deployment d;
+  d.precision = {DType::fp8, DType::fp8, DType::fp8};
+  auto r = PerfModel::create(m, test_gpu(), ideal_stack(), d);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message ==
+        "hardware 'test-gpu' has no dense fp8 compute roof for weights fp8 / activations fp8; "
+        "choose a precision it supports");
+}
+
+TEST_CASE("stack fractions and overheads enter as stated", "[model]") {
+  const ModelSpec m = tiny_model();
+  StackSpec s = ideal_stack();
+  s.datasheet_peaks = false;
+  auto& e = s.for_class(HwClass::gpu);
+  e.weight_bandwidth_fraction = 0.5;
+  e.step_overhead_s = 1e-3;
+  e.kernel_overhead_s = 0;
+  const PerfModel p = make(m, test_gpu(), {}, s);
+  const PerfModel ideal = make(m, test_gpu());
+  // Achievable bandwidth = 0.88 x peak for GPUs, then x 0.5 for the stack; + 1 ms per step.
+  CHECK(p.decode_step_s(1, 0) - 1e-3 == Approx(ideal.decode_step_s(1, 0) / (0.88 * 0.5)).epsilon(0.01));
+  e.supported = false;
+  CHECK_FALSE(PerfModel::create(m, test_gpu(), s, {}).ok());
+}
+
+TEST_CASE("CPU options: SMT, VM and NUMA policy scale bandwidth", "[model]") {
+  const ModelSpec m = tiny_model();
+  HardwareSpec h;
+  h.name = "test-cpu";
+  h.hw_class = HwClass::cpu;
+  at(h.dense_flops_per_s, ComputeType::fp32) = 4e12;
+  h.memory_bytes = 256e9;
+  h.memory_bandwidth_bytes_per_s = 300e9;
+  h.link_bandwidth_bytes_per_s = 60e9;
+  h.cpu = CpuTopology{};
+  h.cpu->cores = 32;
+  h.cpu->per_core_bandwidth_bytes_per_s = 10e9;
+  StackSpec s = ideal_stack();
+  s.datasheet_peaks = false;
+  auto bw = [&](Deployment d) { return make(m, h, d, s).rates().weight_bw; };
+  Deployment base;
+  // bw(n) = 0.8 * 300 GB/s * (1 - exp(-n / n0)), n0 = 240 GB/s / 10 GB/s = 24 threads.
+  CHECK(bw(base) == Approx(240e9 * (1 - std::exp(-32.0 / 24))).epsilon(1e-9));
+  Deployment sixteen;
+  sixteen.cpu.threads_per_socket = 16;
+  CHECK(bw(sixteen) == Approx(240e9 * (1 - std::exp(-16.0 / 24))).epsilon(1e-9));
+  Deployment smt = base;
+  smt.cpu.smt = true;
+  CHECK(bw(smt) == Approx(bw(base) * 0.87));
+  Deployment vm = base;
+  vm.cpu.virtualized = true;
+  CHECK(bw(vm) == Approx(bw(base) * 0.45));
+  Deployment inter = base;
+  inter.tp = 2;
+  inter.cpu.numa = NumaPolicy::interleave;
+  const double b0 = bw(base);
+  CHECK(bw(inter) == Approx(1.0 / (0.5 / b0 + 0.5 / 60e9)));
+  Deployment single = inter;
+  single.cpu.numa = NumaPolicy::single_node;
+  CHECK(bw(single) == Approx(std::min(b0 / 2, 60e9)));
+}
+
+TEST_CASE("predict: TTFT, TPOT and throughputs are consistent", "[model]") {
+  const ModelSpec m = tiny_model();
+  const PerfModel p = make(m, test_gpu());
+  const Prediction r = predict(p, 4, 512, 128);
+  CHECK(r.ttft_s == Approx(p.prefill_s(4, 512, 0)));
+  double sum = 0;
+  for (int i = 1; i < 128; ++i) sum += p.decode_step_s(4, 512 + i);
+  CHECK(r.tpot_s == Approx(sum / 127));
+  CHECK(r.total_decode_tokens_per_s == Approx(4 / r.tpot_s));
+  CHECK(r.prefill_tokens_per_s == Approx(4 * 512 / r.ttft_s));
+  CHECK(r.e2e_s == Approx(r.ttft_s + 127 * r.tpot_s));
+  // tgN over many steps uses 64 midpoint samples; exact for affine step time.
+  double exact = 0;
+  for (int i = 0; i < 4096; ++i) exact += p.decode_step_s(1, i);
+  CHECK(generation_tokens_per_s(p, 1, 0, 4096) == Approx(4096 / exact).epsilon(1e-6));
+}
