@@ -167,3 +167,19 @@ TEST_CASE("CNY display uses the stated exchange rate", "[unit][solver]") {
   CHECK(to_currency(100, Currency::usd, b) == Approx(100));
   CHECK(currency_name(Currency::cny) == "CNY");
 }
+
+TEST_CASE("owned devices and servers are not bought again", "[unit][solver]") {
+  PriceBook b = test_book();
+  b.devices[0].owned_devices = 2;
+  b.devices[0].owned_servers = 1;
+  Footprint f;
+  f.hardware = "x";
+  f.years = {year(4, 1, 1000, 1500, 0, 0)};
+  auto r = price_footprint(f, b);
+  REQUIRE(r.ok());
+  // 4 devices needed, 2 on hand: 2 * $1000 bought; the one server is on hand.
+  CHECK(r->capex_usd == Approx(2000));
+  // Energy is still paid on all of them: 1000 W * 8760 h * 1.5 / 1000 * $0.10.
+  CHECK(r->energy_usd == Approx(1314));
+  CHECK(r->ops_usd == Approx(500));
+}

@@ -73,6 +73,8 @@ std::vector<std::string> validate(const PriceBook& p) {
     nonneg(d.server_price_usd, at + ".server_price_usd");
     nonneg(d.server_host_w, at + ".server_host_w");
     nonneg(d.cloud_usd_per_device_hour, at + ".cloud_usd_per_device_hour");
+    nonneg(d.owned_devices, at + ".owned_devices");
+    nonneg(d.owned_servers, at + ".owned_servers");
     if (d.rack_units_per_server <= 0)
       errs.push_back(fmt::format("{}.rack_units_per_server: must be > 0, got {}", at,
                                  d.rack_units_per_server));
@@ -120,8 +122,9 @@ Result<CostBreakdown> price_hardware(const Footprint& f, const PriceBook& book, 
   double final_devices = 0;
   for (const auto& y : f.years) final_devices = std::max(final_devices, y.devices);
   const double unit = dp->unit_price_usd(final_devices);
-  double have_devices = 0;
-  double have_servers = 0;
+  // Owned units count as already installed: only the excess is bought.
+  double have_devices = dp->owned_devices;
+  double have_servers = dp->owned_servers;
   double installed_value = 0;
   for (size_t i = 0; i < f.years.size(); ++i) {
     const FleetYear& y = f.years[i];
