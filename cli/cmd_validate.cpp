@@ -1,18 +1,327 @@
-// Placeholder until its issue lands: the command exists so the table is complete, and says so.
+// infercap validate: predict every measured row we can map, print predicted vs measured, and
+// summarise |error| per metric and per source. With --fit, fit a stack's physical parameters to
+// the rows first (and write the stack YAML with its provenance).
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+
 #include "commands.hpp"
+#include "common.hpp"
 #include "exit_codes.hpp"
+#include "measurements.hpp"
+#include "output.hpp"
+#include "stack_yaml.hpp"
 
 namespace infercap::cli {
 
+namespace {
+
+struct ValidateArgs {
+  std::vector<std::string> files;
+  std::string stack;  // override every row's stack
+  std::string format = "table";
+  std::string data;
+  std::string fit;  // stack to fit
+  std::string write;
+  bool cross_validate = false;
+  bool summary_only = false;
+};
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const double pos = q * (static_cast<double>(v.size()) - 1);
+  const auto i = static_cast<size_t>(std::floor(pos));
+  const size_t j = std::min(i + 1, v.size() - 1);
+  return v[i] + (pos - static_cast<double>(i)) * (v[j] - v[i]);
+}
+
+std::string metric_group(BenchMetric m) {
+  return m == BenchMetric::generation_tokens_per_s ? "decode" : "prefill";
+}
+
+std::string source_tag(const MeasurementRow& r) {
+  const auto dash = r.id.find('-');
+  return dash == std::string::npos ? r.id : r.id.substr(0, dash);
+}
+
+// Which stack parameters the rows of one class can determine.
+std::vector<StackParam> params_for(HwClass cls, const std::vector<BenchCase>& cases) {
+  bool has_quant = false, has_native = false, has_long = false, has_prefill = false;
+  for (const auto& c : cases) {
+    const bool q = is_block_quantised(c.deployment.precision.weights);
+    if (c.metric != BenchMetric::generation_tokens_per_s) {
+      has_prefill = true;
+      (q ? has_quant : has_native) = true;
+      if (c.prompt_tokens >= 4096) has_long = true;
+    } else if (c.output_tokens >= 4096) {
+      has_long = true;
+    }
+  }
+  std::vector<StackParam> p{StackParam::weight_bandwidth_fraction};
+  if (cls == HwClass::cpu || cases.size() < 16) {
+    if (has_prefill) p.push_back(StackParam::gemm_compute_fraction);
+    p.push_back(StackParam::step_overhead_s);
+    return p;
+  }
+  p.push_back(StackParam::step_overhead_s);
+  if (has_long) p.push_back(StackParam::kv_bandwidth_fraction);
+  if (has_native) p.push_back(StackParam::gemm_compute_fraction);
+  if (has_quant) p.push_back(StackParam::quantised_gemm_compute_fraction);
+  if (has_long && has_prefill) p.push_back(StackParam::attention_compute_fraction);
+  return p;
+}
+
+std::string git_commit() {
+  std::string out;
+  if (FILE* f = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
+    char buf[64];
+    if (fgets(buf, sizeof buf, f)) out = buf;
+    pclose(f);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
+
+std::string today() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vector<MappedRow>& rows,
+            spec::Diagnostics& diags, Format f) {
+  const StackSpec* base = catalog.find_stack(a.fit);
+  if (!base) {
+    diags.error("", 0, 0, "--fit", fmt::format("unknown stack '{}'", a.fit));
+    return print_diagnostics(diags);
+  }
+  StackSpec fitted = *base;
+  std::map<HwClass, std::vector<BenchCase>> by_class;
+  std::set<std::string> ids;
+  for (const auto& m : rows) {
+    if (m.bench && m.stack_name == base->name) {
+      by_class[m.bench->hardware.hw_class].push_back(*m.bench);
+      ids.insert(m.row.id);
+    }
+  }
+  if (by_class.empty()) {
+    diags.error("", 0, 0, "--fit", fmt::format("no measured rows ran on stack '{}'", base->name));
+    return print_diagnostics(diags);
+  }
+  ResultTable t;
+  t.title = fmt::format("fit of stack '{}'", base->name);
+  t.columns = {{"class", Dim::dimensionless},     {"parameter", Dim::dimensionless},
+               {"value", Dim::dimensionless},     {"ci95_low", Dim::dimensionless},
+               {"ci95_high", Dim::dimensionless}, {"rows", Dim::dimensionless},
+               {"rms_log_error_before", Dim::dimensionless},
+               {"rms_log_error_after", Dim::dimensionless}};
+  std::vector<std::string> notes;
+  for (auto& [cls, cases] : by_class) {
+    const auto params = params_for(cls, cases);
+    auto r = fit_stack(fitted, cls, cases, params);
+    if (!r) {
+      diags.error("", 0, 0, "--fit", fmt::format("{} rows: {}", hw_class_name(cls), r.error().message));
+      return print_diagnostics(diags);
+    }
+    fitted = r->stack;
+    for (size_t i = 0; i < r->params.size(); ++i) {
+      t.add({std::string(hw_class_name(cls)), std::string(stack_param_name(r->params[i])),
+             r->values[i], r->ci95_low[i], r->ci95_high[i], static_cast<long long>(r->cases),
+             r->rms_log_error_before, r->rms_log_error_after});
+    }
+    notes.push_back(fmt::format(
+        "{}: fitted {} parameters on {} rows; rms log error {:.3f} -> {:.3f}", hw_class_name(cls),
+        r->params.size(), r->cases, r->rms_log_error_before, r->rms_log_error_after));
+    if (a.cross_validate) {
+      // Leave one hardware out: fit on every other device, predict the held-out one.
+      std::set<std::string> devices;
+      for (const auto& c : cases) devices.insert(c.hardware.name);
+      std::vector<double> errs_decode, errs_prefill;
+      for (const auto& d : devices) {
+        std::vector<BenchCase> train;
+        for (const auto& c : cases) {
+          if (c.hardware.name != d) train.push_back(c);
+        }
+        if (train.size() <= params.size()) continue;
+        auto cv = fit_stack(*base, cls, train, params);
+        if (!cv) continue;
+        for (const auto& c : cases) {
+          if (c.hardware.name != d) continue;
+          auto p = predict_case(c, cv->stack);
+          if (!p) continue;
+          const double e = std::fabs(*p / c.measured - 1);
+          (c.metric == BenchMetric::generation_tokens_per_s ? errs_decode : errs_prefill).push_back(e);
+        }
+      }
+      notes.push_back(fmt::format(
+          "{}: leave-one-hardware-out over {} devices: decode median |error| {:.1f}% (p90 {:.1f}%), "
+          "prefill median |error| {:.1f}% (p90 {:.1f}%)",
+          hw_class_name(cls), devices.size(), 100 * percentile(errs_decode, 0.5),
+          100 * percentile(errs_decode, 0.9), 100 * percentile(errs_prefill, 0.5),
+          100 * percentile(errs_prefill, 0.9)));
+    }
+  }
+  fmt::print("{}", render(t, f));
+  for (const auto& n : notes) fmt::print("{}\n", n);
+  if (!a.write.empty()) {
+    std::string cmd = "infercap validate";
+    for (const auto& file : a.files) cmd += " --measurements " + file;
+    cmd += " --fit " + a.fit + " --write " + a.write;
+    SourceRef prov;
+    prov.fields = {"classes.*"};
+    prov.ref = fmt::format("fitted by `{}` on {} rows ({} .. {}), commit {}", cmd, ids.size(),
+                           *ids.begin(), *ids.rbegin(), git_commit());
+    prov.date = today();
+    prov.note = fmt::format("{}", fmt::join(notes, "; "));
+    std::vector<SourceRef> sources;
+    for (const auto& s : base->sources) {
+      // Earlier fit provenance is replaced; hand-written sources of unfitted fields stay.
+      if (s.ref.rfind("fitted by", 0) != 0) sources.push_back(s);
+    }
+    sources.push_back(prov);
+    fitted.sources = sources;
+    const std::string yaml = stack_to_yaml(fitted);
+    const std::string tmp = a.write + ".tmp";
+    {
+      std::ofstream out(tmp);
+      out << yaml;
+      if (!out) {
+        fmt::print(stderr, "infercap validate: cannot write {}\n", tmp);
+        return kExitIo;
+      }
+    }
+    if (std::rename(tmp.c_str(), a.write.c_str()) != 0) {
+      fmt::print(stderr, "infercap validate: cannot write {}\n", a.write);
+      return kExitIo;
+    }
+    fmt::print(stderr, "wrote {}\n", a.write);
+  }
+  return kExitOk;
+}
+
+int run_validate(const ValidateArgs& a) {
+  spec::Diagnostics diags;
+  const auto f = parse_format(a.format);
+  if (!f) diags.error("", 0, 0, "--format", fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  if (a.files.empty()) diags.error("", 0, 0, "--measurements", "expected at least one CSV file");
+  if (diags.has_errors()) return print_diagnostics(diags);
+  auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);
+  if (diags.has_errors()) return print_diagnostics(diags);
+  std::vector<MeasurementRow> raw;
+  for (const auto& file : a.files) {
+    auto r = read_measurements(file, diags);
+    raw.insert(raw.end(), r.begin(), r.end());
+  }
+  if (diags.has_errors()) {
+    print_diagnostics(diags);
+    return diags.items().front().line == 0 ? kExitIo : kExitSpec;
+  }
+  auto rows = map_measurements(raw, catalog);
+  if (!a.stack.empty()) {
+    if (!catalog.find_stack(a.stack)) {
+      diags.error("", 0, 0, "--stack", fmt::format("unknown stack '{}'", a.stack));
+      return print_diagnostics(diags);
+    }
+    for (auto& m : rows) m.stack_name = catalog.find_stack(a.stack)->name;
+  }
+  if (!a.fit.empty()) return run_fit(a, catalog, rows, diags, *f);
+
+  ResultTable t;
+  t.title = "predicted vs measured";
+  t.columns = {{"id", Dim::dimensionless},          {"hardware", Dim::dimensionless},
+               {"devices", Dim::dimensionless},     {"model", Dim::dimensionless},
+               {"precision", Dim::dimensionless},   {"metric", Dim::dimensionless},
+               {"stack", Dim::dimensionless},       {"measured", Dim::dimensionless},
+               {"predicted", Dim::dimensionless},   {"error", Dim::dimensionless},
+               {"implied_bandwidth_bytes_per_s", Dim::bytes_per_s},
+               {"implied_fraction_of_peak_bandwidth", Dim::dimensionless}};
+  ResultTable unmapped;
+  unmapped.title = "rows not predicted";
+  unmapped.columns = {{"id", Dim::dimensionless}, {"reason", Dim::dimensionless}};
+  std::map<std::string, std::vector<double>> by_metric, by_source;
+  for (const auto& m : rows) {
+    if (!m.bench) {
+      unmapped.add({m.row.id, m.reason});
+      continue;
+    }
+    const StackSpec* s = catalog.find_stack(m.stack_name);
+    if (!s) {
+      unmapped.add({m.row.id, fmt::format("stack '{}' is not in the catalog", m.stack_name)});
+      continue;
+    }
+    auto p = predict_case(*m.bench, *s);
+    if (!p) {
+      unmapped.add({m.row.id, p.error().message});
+      continue;
+    }
+    const BenchCase& c = *m.bench;
+    const double err = *p / c.measured - 1;
+    Cell implied, implied_frac;
+    if (c.metric == BenchMetric::generation_tokens_per_s) {
+      // Bytes a token streams x tokens/s; with a layer split the devices take turns, so the
+      // figure compares with one device's bandwidth; with sockets in parallel, with their sum.
+      const double bw = bytes_per_generated_token(c) * c.measured;
+      const double peak = c.hardware.memory_bandwidth_bytes_per_s * c.deployment.tp;
+      implied = bw;
+      implied_frac = bw / peak;
+    }
+    t.add({m.row.id, c.hardware.name, static_cast<long long>(c.deployment.tp * c.deployment.pp),
+           c.model.name, std::string(dtype_name(c.deployment.precision.weights)), m.row.metric,
+           m.stack_name, c.measured, *p, err, implied, implied_frac});
+    by_metric[metric_group(c.metric)].push_back(std::fabs(err));
+    by_source[source_tag(m.row) + " " + metric_group(c.metric)].push_back(std::fabs(err));
+  }
+  ResultTable summary;
+  summary.title = "summary of |predicted / measured - 1|";
+  summary.columns = {{"group", Dim::dimensionless},
+                     {"rows", Dim::dimensionless},
+                     {"median_abs_error", Dim::dimensionless},
+                     {"p90_abs_error", Dim::dimensionless}};
+  for (const auto* g : {&by_metric, &by_source}) {
+    for (const auto& [k, v] : *g) {
+      summary.add({k, static_cast<long long>(v.size()), percentile(v, 0.5), percentile(v, 0.9)});
+    }
+  }
+  if (*f == Format::json) {
+    nlohmann::json j;
+    j["rows"] = t.to_json();
+    j["summary"] = summary.to_json();
+    j["unmapped"] = unmapped.to_json();
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    if (!a.summary_only) fmt::print("{}\n", render(t, *f));
+    fmt::print("{}\n", render(summary, *f));
+    if (!unmapped.rows.empty()) fmt::print("{}", render(unmapped, *f));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 Runner register_validate(CLI::App& app) {
-  auto* sub = app.add_subcommand("validate", "(not yet available)");
-  sub->allow_extras();
-  return [] {
-    fmt::print(stderr, "infercap validate: not implemented yet\n");
-    return kExitUsage;
-  };
+  auto a = std::make_shared<ValidateArgs>();
+  auto* sub = app.add_subcommand("validate", "Compare predictions with measured rows (CSV)");
+  sub->add_option("--measurements,-i", a->files, "CSV in the shared/benchmarks schema")->required();
+  sub->add_option("--stack,-s", a->stack, "predict every row with this stack instead of its own");
+  sub->add_option("--format,-f", a->format, kFormatHelp)->capture_default_str();
+  sub->add_option("--data", a->data, "catalog folder");
+  sub->add_option("--fit", a->fit, "fit this stack's parameters to the rows that ran on it");
+  sub->add_option("--write", a->write, "with --fit: write the fitted stack YAML here");
+  sub->add_flag("--cross-validate", a->cross_validate,
+                "with --fit: leave-one-hardware-out errors");
+  sub->add_flag("--summary-only", a->summary_only, "print only the summary and unmapped rows");
+  return [a] { return run_validate(*a); };
 }
 
 }  // namespace infercap::cli

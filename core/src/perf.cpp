@@ -118,6 +118,11 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     auto c = resolve_compute_type(dep.precision, hw);
     if (!c) return c.error();
     m.compute_ = *c;
+    if (m.compute_ == ComputeType::int8 && is_block_quantised(dep.precision.weights) &&
+        dep.precision.activations != DType::int8 && !eff.block_formats_use_int8) {
+      const ComputeType act = activation_compute(dep.precision.activations);
+      if (at(hw.dense_flops_per_s, act) > 0) m.compute_ = act;
+    }
   }
 
   const int cls = static_cast<int>(hw.hw_class);

@@ -26,6 +26,10 @@ struct StackEfficiency {
   double kernel_overhead_s = 0;  ///< fixed time per kernel launch (or per op on CPUs)
   double step_overhead_s = 0;    ///< fixed time per forward step (scheduling, sampling)
   bool fused_attention = true;   ///< flash-style attention; false materialises the score matrix
+  /// Block-quantised weights (q4_k_m, q8_0, ...) feed integer dot products where the device has an
+  /// int8 roof; false = dequantise to the activation type and use its roof (llama.cpp CUDA in
+  /// early 2024 dequantised to fp16 for cuBLAS when the batch exceeded a few tokens).
+  bool block_formats_use_int8 = true;
 };
 
 struct StackSpec {

@@ -1,0 +1,87 @@
+// infercap predict: one model on one deployment at one batch and length, per operator.
+#include <fmt/core.h>
+
+#include <optional>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "exit_codes.hpp"
+#include "infercap/spec/profile_io.hpp"
+#include "output.hpp"
+#include "predict_report.hpp"
+
+namespace infercap::cli {
+
+namespace {
+
+struct PredictArgs {
+  std::string model = "llama-3.1-8b";
+  std::string hardware = "h200";
+  std::string stack;
+  std::string calibration;
+  std::string data;
+  std::string format = "table";
+  int batch = 1;
+  double prompt = 512;
+  double output = 128;
+  DeploymentFlags dep;
+};
+
+int run_predict(const PredictArgs& a) {
+  spec::Diagnostics diags;
+  const auto fmt_opt = parse_format(a.format);
+  if (!fmt_opt) diags.error("", 0, 0, "--format", fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  if (a.batch < 1) diags.error("", 0, 0, "--batch", fmt::format("expected a positive integer, found {}", a.batch));
+  if (a.prompt < 1) diags.error("", 0, 0, "--prompt", fmt::format("expected at least 1 token, found {}", a.prompt));
+  if (a.output < 1) diags.error("", 0, 0, "--output", fmt::format("expected at least 1 token, found {}", a.output));
+  auto dep = make_deployment(a.dep, diags);
+  if (diags.has_errors()) return print_diagnostics(diags);
+
+  auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);
+  auto model = catalog.resolve_model(a.model, diags);
+  auto hw = catalog.resolve_hardware(a.hardware, diags);
+  if (!model || !hw) return print_diagnostics(diags);
+  auto stack = catalog.resolve_stack(a.stack.empty() ? default_stack_for(hw->hw_class) : a.stack, diags);
+  std::optional<CalibrationProfile> profile;
+  if (!a.calibration.empty()) {
+    auto p = spec::load_profile(a.calibration, diags);
+    if (p) profile = *p;
+  }
+  if (!stack || diags.has_errors()) return print_diagnostics(diags);
+
+  auto perf = PerfModel::create(*model, *hw, *stack, *dep, profile ? &*profile : nullptr);
+  if (!perf) {
+    diags.error("", 0, 0, "", perf.error().message);
+    return print_diagnostics(diags);
+  }
+  const Prediction p = predict(*perf, a.batch, a.prompt, a.output);
+  fmt::print("{}", render_prediction(p, *perf, *fmt_opt));
+  if (!p.memory.fits) {
+    fmt::print(stderr,
+               "infercap predict: does not fit: {} needs {} at batch {} x {} tokens; {} has {}\n",
+               model->name, format_quantity(p.memory.total_bytes, Dim::bytes), a.batch,
+               a.prompt + a.output, hw->name, format_quantity(p.memory.capacity_bytes, Dim::bytes));
+    return kExitInfeasible;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner register_predict(CLI::App& app) {
+  auto args = std::make_shared<PredictArgs>();
+  auto* sub = app.add_subcommand("predict", "Predict prefill (TTFT) and decode (TPOT) per operator");
+  sub->add_option("--model,-m", args->model, "catalog name or YAML file")->capture_default_str();
+  sub->add_option("--hardware,-H", args->hardware, "catalog name or YAML file")->capture_default_str();
+  sub->add_option("--stack,-s", args->stack, "serving stack (default: per hardware class)");
+  sub->add_option("--calibration", args->calibration, "calibration profile YAML (infercap calibrate)");
+  sub->add_option("--batch,-b", args->batch, "concurrent sequences")->capture_default_str();
+  sub->add_option("--prompt,-p", args->prompt, "prompt tokens per sequence")->capture_default_str();
+  sub->add_option("--output,-o", args->output, "generated tokens per sequence")->capture_default_str();
+  sub->add_option("--format,-f", args->format, kFormatHelp)->capture_default_str();
+  sub->add_option("--data", args->data, "catalog folder (default: INFERCAP_DATA_DIR or built-in)");
+  add_deployment_flags(*sub, args->dep);
+  return [args] { return run_predict(*args); };
+}
+
+}  // namespace infercap::cli

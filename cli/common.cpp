@@ -1,0 +1,104 @@
+#include "common.hpp"
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+
+#include "exit_codes.hpp"
+
+namespace infercap::cli {
+
+void add_deployment_flags(CLI::App& app, DeploymentFlags& f) {
+  app.add_option("--weights", f.weights,
+                 "weight format: fp32 bf16 fp16 fp8 int8 int4 nf4 q8_0 q4_0 q4_k_m");
+  app.add_option("--activations", f.activations, "activation format (default bf16)");
+  app.add_option("--kv", f.kv, "KV-cache format (default: the activation format)");
+  app.add_option("--compute", f.compute, "force the compute roof: fp32 tf32 bf16 fp16 fp8 int8");
+  app.add_option("--tp", f.tp, "tensor-parallel degree (devices per layer; CPUs: sockets)");
+  app.add_option("--pp", f.pp, "pipeline stages (layer split across devices)");
+  app.add_option("--threads", f.threads, "CPU threads per socket (default: physical cores)");
+  app.add_flag("--smt", f.smt, "CPU: two threads per core (costs bandwidth, seed 000 4.3)");
+  app.add_option("--numa", f.numa, "CPU: pinned | interleave | single_node");
+  app.add_flag("--vm", f.virtualized, "CPU: a virtual machine rather than bare metal");
+}
+
+std::optional<Deployment> make_deployment(const DeploymentFlags& f, spec::Diagnostics& diags) {
+  Deployment d;
+  bool ok = true;
+  auto dtype = [&](const std::string& flag, const std::string& v, DType fallback) {
+    if (v.empty()) return fallback;
+    if (auto t = parse_dtype(v)) return *t;
+    diags.error("", 0, 0, flag,
+                fmt::format("expected one of fp32 bf16 fp16 fp8 int8 int4 nf4 q8_0 q4_0 q4_k_m, "
+                            "found '{}'",
+                            v));
+    ok = false;
+    return fallback;
+  };
+  d.precision.weights = dtype("--weights", f.weights, DType::bf16);
+  d.precision.activations = dtype("--activations", f.activations, DType::bf16);
+  d.precision.kv = dtype("--kv", f.kv, d.precision.activations);
+  if (!f.compute.empty()) {
+    if (auto c = parse_compute_type(f.compute)) {
+      d.compute = *c;
+    } else {
+      diags.error("", 0, 0, "--compute",
+                  fmt::format("expected fp32 tf32 bf16 fp16 fp8 int8 int4, found '{}'", f.compute));
+      ok = false;
+    }
+  }
+  if (f.tp < 1) {
+    diags.error("", 0, 0, "--tp", fmt::format("expected a positive integer, found {}", f.tp));
+    ok = false;
+  }
+  if (f.pp < 1) {
+    diags.error("", 0, 0, "--pp", fmt::format("expected a positive integer, found {}", f.pp));
+    ok = false;
+  }
+  if (f.threads < 0) {
+    diags.error("", 0, 0, "--threads", fmt::format("expected >= 0, found {}", f.threads));
+    ok = false;
+  }
+  d.tp = f.tp;
+  d.pp = f.pp;
+  d.cpu.threads_per_socket = f.threads;
+  d.cpu.smt = f.smt;
+  d.cpu.virtualized = f.virtualized;
+  if (f.numa == "pinned") {
+    d.cpu.numa = NumaPolicy::pinned;
+  } else if (f.numa == "interleave") {
+    d.cpu.numa = NumaPolicy::interleave;
+  } else if (f.numa == "single_node" || f.numa == "single-node") {
+    d.cpu.numa = NumaPolicy::single_node;
+  } else {
+    diags.error("", 0, 0, "--numa",
+                fmt::format("expected pinned, interleave or single_node, found '{}'", f.numa));
+    ok = false;
+  }
+  if (!ok) return std::nullopt;
+  return d;
+}
+
+std::string data_dir_or_default(const std::string& flag) {
+  return flag.empty() ? spec::Catalog::default_data_dir() : flag;
+}
+
+int print_diagnostics(const spec::Diagnostics& diags) {
+  if (!diags.empty()) fmt::print(stderr, "{}", diags.format());
+  return diags.has_errors() ? kExitSpec : kExitOk;
+}
+
+std::string default_stack_for(HwClass c) {
+  // llama.cpp is the stack with public measurements on CPUs, GPUs and Apple silicon; NPUs and
+  // FPGAs run their vendor toolchains.
+  switch (c) {
+    case HwClass::cpu:
+    case HwClass::gpu: return "llama.cpp";
+    case HwClass::npu:
+    case HwClass::fpga: return "vendor-sdk";
+  }
+  return "ideal";
+}
+
+}  // namespace infercap::cli

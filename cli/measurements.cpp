@@ -1,0 +1,221 @@
+#include "measurements.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common.hpp"
+
+namespace infercap::cli {
+
+namespace {
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+const std::vector<std::string> kColumns{"id",        "source",     "hardware", "hw_count",
+                                        "mem_bw_gbs", "model",     "params_b", "precision",
+                                        "input_len", "output_len", "batch",    "metric",
+                                        "value",     "unit",       "stack",    "notes"};
+
+}  // namespace
+
+std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Diagnostics& diags) {
+  std::vector<MeasurementRow> rows;
+  std::ifstream in(path);
+  if (!in) {
+    diags.error(path, 0, 0, "", "cannot open the measurements file");
+    return rows;
+  }
+  std::string line;
+  int lineno = 0;
+  std::map<std::string, size_t> col;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line == "\r") continue;
+    auto cells = split_csv_line(line);
+    if (col.empty()) {
+      for (size_t i = 0; i < cells.size(); ++i) col[cells[i]] = i;
+      for (const auto& c : kColumns) {
+        if (!col.count(c)) {
+          diags.error(path, lineno, 1, c,
+                      fmt::format("expected a '{}' column in the header (schema: {})", c,
+                                  "shared/benchmarks/README.md"));
+        }
+      }
+      if (diags.has_errors()) return rows;
+      continue;
+    }
+    MeasurementRow r;
+    r.file = path;
+    r.line = lineno;
+    auto get = [&](const char* c) -> std::string {
+      const size_t i = col[c];
+      return i < cells.size() ? cells[i] : std::string();
+    };
+    bool ok = true;
+    auto num = [&](const char* c, double& out, bool required) {
+      const std::string s = get(c);
+      if (s.empty()) {
+        if (required) {
+          diags.error(path, lineno, static_cast<int>(col[c]) + 1, c, "expected a number, found an empty cell");
+          ok = false;
+        }
+        return;
+      }
+      const char* b = s.data();
+      auto [p, ec] = std::from_chars(b, b + s.size(), out);
+      if (ec != std::errc() || p != b + s.size()) {
+        diags.error(path, lineno, static_cast<int>(col[c]) + 1, c,
+                    fmt::format("expected a number, found '{}'", s));
+        ok = false;
+      }
+    };
+    r.id = get("id");
+    r.source = get("source");
+    r.hardware = get("hardware");
+    r.model = get("model");
+    r.precision = get("precision");
+    r.metric = get("metric");
+    r.unit = get("unit");
+    r.stack = get("stack");
+    r.notes = get("notes");
+    double hw_count = 1, batch = 1;
+    num("hw_count", hw_count, false);
+    num("mem_bw_gbs", r.mem_bw_gbs, false);
+    num("params_b", r.params_b, false);
+    num("input_len", r.input_len, false);
+    num("output_len", r.output_len, false);
+    num("batch", batch, false);
+    num("value", r.value, true);
+    r.hw_count = std::max(1, static_cast<int>(hw_count));
+    r.batch = std::max(1, static_cast<int>(batch));
+    if (ok) rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string stack_for_row(const MeasurementRow& r, const spec::Catalog& catalog, HwClass cls,
+                          std::string* why) {
+  if (catalog.find_stack(r.stack) != nullptr) return catalog.find_stack(r.stack)->name;
+  const std::string s = lower(r.stack);
+  if (s.find("llama.cpp") != std::string::npos || s.find("llama-bench") != std::string::npos) {
+    return s.find("metal") != std::string::npos ? "llama.cpp-metal" : "llama.cpp";
+  }
+  if (s.find("vllm") != std::string::npos) return "vllm";
+  if (s.find("tensorrt") != std::string::npos) return "tensorrt-llm";
+  const std::string d = default_stack_for(cls);
+  if (why) *why = fmt::format("stack '{}' is not in the catalog; assumed '{}'", r.stack, d);
+  return d;
+}
+
+std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
+                                        const spec::Catalog& catalog) {
+  std::vector<MappedRow> out;
+  for (const auto& r : rows) {
+    MappedRow m;
+    m.row = r;
+    const HardwareSpec* hw = catalog.find_hardware(r.hardware);
+    const ModelSpec* model = catalog.find_model(r.model);
+    const auto prec = parse_dtype(r.precision);
+    if (!hw) {
+      m.reason = fmt::format("unknown hardware '{}'", r.hardware);
+    } else if (!model) {
+      m.reason = fmt::format("unknown model '{}'", r.model);
+    } else if (!prec) {
+      m.reason = fmt::format("unknown precision '{}'", r.precision);
+    }
+    BenchCase c;
+    if (m.reason.empty()) {
+      c.id = r.id;
+      c.source = r.source;
+      c.model = *model;
+      c.hardware = *hw;
+      if (r.mem_bw_gbs > 0) c.hardware.memory_bandwidth_bytes_per_s = r.mem_bw_gbs * 1e9;
+      c.batch = r.batch;
+      c.measured = r.value;
+      // llama.cpp keeps activations and the KV cache in f16 whatever the weight format.
+      c.deployment.precision = {*prec, DType::fp16, DType::fp16};
+      if (*prec == DType::fp32) c.deployment.precision = {DType::fp32, DType::fp32, DType::fp32};
+      if (hw->hw_class == HwClass::cpu) {
+        c.deployment.tp = r.hw_count;  // sockets of one server, NUMA-pinned shards
+      } else {
+        c.deployment.pp = r.hw_count;  // llama.cpp's default split: whole layers per device
+      }
+      const std::string& metric = r.metric;
+      auto suffix_n = [&](const std::string& prefix) -> double {
+        return std::atof(metric.c_str() + prefix.size());
+      };
+      if (metric.rfind("prefill_throughput_pp", 0) == 0) {
+        c.metric = BenchMetric::prefill_tokens_per_s;
+        c.prompt_tokens = suffix_n("prefill_throughput_pp");
+      } else if (metric.rfind("decode_throughput_tg", 0) == 0) {
+        c.metric = BenchMetric::generation_tokens_per_s;
+        c.prompt_tokens = 0;
+        c.output_tokens = suffix_n("decode_throughput_tg");
+      } else if (metric == "decode_tokens_per_s") {
+        c.metric = BenchMetric::generation_tokens_per_s;
+        c.prompt_tokens = r.input_len;
+        c.output_tokens = std::max(1.0, r.output_len);
+      } else if (metric == "ttft") {
+        c.metric = BenchMetric::ttft_s;
+        c.prompt_tokens = r.input_len;
+        if (r.unit == "ms") c.measured = r.value / 1000;
+        if (r.input_len <= 0) m.reason = "ttft row without input_len";
+      } else if (metric == "system_power") {
+        m.reason = "power is not a roofline output (plan's energy model covers it)";
+      } else {
+        m.reason = fmt::format("unknown metric '{}'", metric);
+      }
+      if (m.reason.empty() && (c.metric == BenchMetric::generation_tokens_per_s) &&
+          c.output_tokens <= 0 && c.prompt_tokens <= 0) {
+        m.reason = "generation row without a length";
+      }
+    }
+    if (m.reason.empty()) {
+      std::string why;
+      m.stack_name = stack_for_row(r, catalog, hw->hw_class, &why);
+      m.bench = std::move(c);
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace infercap::cli

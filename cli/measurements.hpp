@@ -1,0 +1,49 @@
+#pragma once
+// Measurement files in the schema of shared/benchmarks/README.md:
+// id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,batch,
+// metric,value,unit,stack,notes
+// Rows become BenchCases through the catalog; a row that cannot be mapped is kept with its
+// reason, never dropped silently.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infercap/spec/catalog.hpp"
+#include "infercap/spec/diagnostics.hpp"
+#include "infercap/stack_fit.hpp"
+
+namespace infercap::cli {
+
+struct MeasurementRow {
+  std::string file;
+  int line = 0;
+  std::string id, source, hardware, model, precision, metric, unit, stack, notes;
+  int hw_count = 1;
+  double mem_bw_gbs = 0;
+  double params_b = 0;
+  double input_len = 0, output_len = 0;
+  int batch = 1;
+  double value = 0;
+};
+
+/// Reads a CSV file; malformed lines become diagnostics (file:line, column, expected vs found).
+std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Diagnostics& diags);
+
+struct MappedRow {
+  MeasurementRow row;
+  std::optional<BenchCase> bench;  ///< empty when unmapped
+  std::string stack_name;          ///< the stack the row ran on, as resolved
+  std::string reason;              ///< why it could not be mapped
+};
+
+/// Resolves hardware, model, precision, metric and stack of each row. `stack_override` (if
+/// non-empty) replaces every row's own stack.
+std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
+                                        const spec::Catalog& catalog);
+
+/// The catalog stack a free-text stack column names (llama.cpp CUDA/Metal, vLLM, ...), or the
+/// per-class default with the assumption stated in `why`.
+std::string stack_for_row(const MeasurementRow& r, const spec::Catalog& catalog, HwClass cls,
+                          std::string* why);
+
+}  // namespace infercap::cli

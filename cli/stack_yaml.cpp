@@ -1,0 +1,64 @@
+#include "stack_yaml.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+namespace infercap::cli {
+
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string stack_to_yaml(const StackSpec& s) {
+  std::string o;
+  o += "schema_version: 1\nkind: stack\n";
+  o += "name: " + quoted(s.name) + "\n";
+  o += "aliases: [";
+  for (size_t i = 0; i < s.aliases.size(); ++i) o += (i ? ", " : "") + quoted(s.aliases[i]);
+  o += "]\n";
+  o += "description: " + quoted(s.description) + "\n";
+  o += fmt::format("datasheet_peaks: {}\n", s.datasheet_peaks);
+  o += fmt::format("memory_reserve_fraction: {:.6g}\n", s.memory_reserve_fraction);
+  o += fmt::format("memory_reserve_bytes: {:.6g}\n", s.memory_reserve_bytes);
+  o += "classes:\n";
+  for (int c = 0; c < kHwClassCount; ++c) {
+    const StackEfficiency& e = s.per_class[static_cast<size_t>(c)];
+    o += fmt::format("  {}:\n", hw_class_name(static_cast<HwClass>(c)));
+    if (!e.supported) {
+      o += "    supported: false\n";
+      continue;
+    }
+    o += fmt::format("    weight_bandwidth_fraction: {:.4g}\n", e.weight_bandwidth_fraction);
+    o += fmt::format("    kv_bandwidth_fraction: {:.4g}\n", e.kv_bandwidth_fraction);
+    o += fmt::format("    gemm_compute_fraction: {:.4g}\n", e.gemm_compute_fraction);
+    o += fmt::format("    quantised_gemm_compute_fraction: {:.4g}\n",
+                     e.quantised_gemm_compute_fraction);
+    o += fmt::format("    attention_compute_fraction: {:.4g}\n", e.attention_compute_fraction);
+    o += fmt::format("    gemm_m_half: {:.4g}\n", e.gemm_m_half);
+    o += fmt::format("    kernel_overhead_s: {:.4g}\n", e.kernel_overhead_s);
+    o += fmt::format("    step_overhead_s: {:.4g}\n", e.step_overhead_s);
+    o += fmt::format("    fused_attention: {}\n", e.fused_attention);
+    o += fmt::format("    block_formats_use_int8: {}\n", e.block_formats_use_int8);
+  }
+  o += "sources:\n";
+  for (const auto& src : s.sources) {
+    o += "  - fields: [";
+    for (size_t i = 0; i < src.fields.size(); ++i) o += (i ? ", " : "") + quoted(src.fields[i]);
+    o += "]\n";
+    o += "    ref: " + quoted(src.ref) + "\n";
+    if (!src.date.empty()) o += "    date: " + quoted(src.date) + "\n";
+    if (!src.note.empty()) o += "    note: " + quoted(src.note) + "\n";
+  }
+  return o;
+}
+
+}  // namespace infercap::cli

@@ -1,0 +1,72 @@
+#pragma once
+// Benchmark cases (a measured number with everything needed to predict it) and the fit of a
+// stack's few physical parameters to them. Fitting works in log space on log(predicted/measured),
+// Levenberg-Marquardt with Eigen, so every row weighs by its relative error; fractions stay in
+// (0, 1], overheads >= 0. A handful of parameters per stack and hardware class, never a factor
+// per row: what transfers to devices we have no rows for is physics, not memorised rows.
+#include <string>
+#include <vector>
+
+#include "infercap/calibration_profile.hpp"
+#include "infercap/perf.hpp"
+
+namespace infercap {
+
+enum class BenchMetric : unsigned char {
+  prefill_tokens_per_s,     ///< llama-bench ppN: N / prefill_s(1, N)
+  generation_tokens_per_s,  ///< llama-bench tgN: generate `output` tokens after `prompt`
+  ttft_s,                   ///< prefill of `batch` prompts of `prompt` tokens
+};
+std::string_view bench_metric_name(BenchMetric m);
+
+struct BenchCase {
+  std::string id;
+  std::string source;
+  ModelSpec model;
+  HardwareSpec hardware;
+  Deployment deployment;
+  BenchMetric metric = BenchMetric::generation_tokens_per_s;
+  double prompt_tokens = 0;
+  double output_tokens = 0;
+  int batch = 1;
+  double measured = 0;
+};
+
+/// The model's value of the case's metric under `stack`.
+Result<double> predict_case(const BenchCase& c, const StackSpec& stack,
+                            const CalibrationProfile* profile = nullptr);
+
+/// Bytes one generated token streams at batch 1 (weights + KV at the mean context), per replica;
+/// measured tokens/s x this = the bandwidth a claimed decode speed implies.
+double bytes_per_generated_token(const BenchCase& c);
+
+enum class StackParam : unsigned char {
+  weight_bandwidth_fraction,
+  kv_bandwidth_fraction,
+  gemm_compute_fraction,
+  quantised_gemm_compute_fraction,
+  attention_compute_fraction,
+  kernel_overhead_s,
+  step_overhead_s,
+};
+std::string_view stack_param_name(StackParam p);
+
+struct StackFitResult {
+  StackSpec stack;                 ///< `start` with the fitted parameters written in
+  std::vector<StackParam> params;  ///< what was fitted
+  std::vector<double> values;
+  std::vector<double> ci95_low;   ///< from the Gauss-Newton covariance in log space
+  std::vector<double> ci95_high;
+  double rms_log_error_before = 0;
+  double rms_log_error_after = 0;
+  int iterations = 0;
+  int cases = 0;
+};
+
+/// Fits `params` of `start.for_class(cls)` to `cases` (all of that class). Needs more cases than
+/// parameters; cases the start stack cannot predict are an error naming the case.
+Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
+                                 const std::vector<BenchCase>& cases,
+                                 const std::vector<StackParam>& params);
+
+}  // namespace infercap

@@ -1,0 +1,199 @@
+#include "infercap/stack_fit.hpp"
+
+#include <fmt/core.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "infercap/predict.hpp"
+
+namespace infercap {
+
+std::string_view bench_metric_name(BenchMetric m) {
+  switch (m) {
+    case BenchMetric::prefill_tokens_per_s: return "prefill_tokens_per_s";
+    case BenchMetric::generation_tokens_per_s: return "generation_tokens_per_s";
+    case BenchMetric::ttft_s: return "ttft_s";
+  }
+  return "?";
+}
+
+std::string_view stack_param_name(StackParam p) {
+  static constexpr std::array<std::string_view, 7> kNames{
+      "weight_bandwidth_fraction",       "kv_bandwidth_fraction",
+      "gemm_compute_fraction",           "quantised_gemm_compute_fraction",
+      "attention_compute_fraction",      "kernel_overhead_s",
+      "step_overhead_s"};
+  return kNames[static_cast<int>(p)];
+}
+
+Result<double> predict_case(const BenchCase& c, const StackSpec& stack,
+                            const CalibrationProfile* profile) {
+  auto perf = PerfModel::create(c.model, c.hardware, stack, c.deployment, profile);
+  if (!perf) return perf.error();
+  switch (c.metric) {
+    case BenchMetric::prefill_tokens_per_s: {
+      const double t = perf->prefill_s(c.batch, c.prompt_tokens, 0);
+      return c.batch * c.prompt_tokens / t;
+    }
+    case BenchMetric::generation_tokens_per_s:
+      return generation_tokens_per_s(*perf, c.batch, c.prompt_tokens, c.output_tokens);
+    case BenchMetric::ttft_s: return perf->prefill_s(c.batch, c.prompt_tokens, 0);
+  }
+  return Error{"unknown metric"};
+}
+
+double bytes_per_generated_token(const BenchCase& c) {
+  const double wb = bytes_per_element(c.deployment.precision.weights);
+  const double weights = (total_params(c.model) - static_cast<double>(c.model.vocab) * c.model.hidden) * wb;
+  const double mean_context = c.prompt_tokens + c.output_tokens / 2.0;
+  const double kv = kv_elements_per_token_per_layer(c.model) * c.model.layers *
+                    bytes_per_element(c.deployment.precision.kv) * mean_context;
+  return weights + kv;
+}
+
+namespace {
+
+double* field(StackEfficiency& e, StackParam p) {
+  switch (p) {
+    case StackParam::weight_bandwidth_fraction: return &e.weight_bandwidth_fraction;
+    case StackParam::kv_bandwidth_fraction: return &e.kv_bandwidth_fraction;
+    case StackParam::gemm_compute_fraction: return &e.gemm_compute_fraction;
+    case StackParam::quantised_gemm_compute_fraction: return &e.quantised_gemm_compute_fraction;
+    case StackParam::attention_compute_fraction: return &e.attention_compute_fraction;
+    case StackParam::kernel_overhead_s: return &e.kernel_overhead_s;
+    case StackParam::step_overhead_s: return &e.step_overhead_s;
+  }
+  return nullptr;
+}
+
+bool is_fraction(StackParam p) {
+  return p != StackParam::kernel_overhead_s && p != StackParam::step_overhead_s;
+}
+
+// Parameters live in log space so they stay positive; overheads get a floor so log() is defined
+// when they start at zero.
+constexpr double kOverheadFloor = 1e-9;
+
+struct Problem {
+  StackSpec stack;
+  HwClass cls;
+  const std::vector<BenchCase>* cases;
+  std::vector<StackParam> params;
+
+  void set(const Eigen::VectorXd& theta) {
+    StackEfficiency& e = stack.for_class(cls);
+    for (size_t i = 0; i < params.size(); ++i) {
+      double v = std::exp(theta[static_cast<Eigen::Index>(i)]);
+      if (is_fraction(params[i])) v = std::min(v, 1.0);
+      *field(e, params[i]) = v;
+    }
+  }
+  Result<Eigen::VectorXd> residuals(const Eigen::VectorXd& theta) {
+    set(theta);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(cases->size()));
+    for (size_t i = 0; i < cases->size(); ++i) {
+      const BenchCase& c = (*cases)[i];
+      auto p = predict_case(c, stack);
+      if (!p) return Error{fmt::format("case {}: {}", c.id, p.error().message)};
+      if (!(*p > 0) || !(c.measured > 0)) {
+        return Error{fmt::format("case {}: non-positive predicted or measured value", c.id)};
+      }
+      r[static_cast<Eigen::Index>(i)] = std::log(*p / c.measured);
+    }
+    return r;
+  }
+};
+
+}  // namespace
+
+Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
+                                 const std::vector<BenchCase>& cases,
+                                 const std::vector<StackParam>& params) {
+  if (params.empty()) return Error{"fit_stack: no parameters to fit"};
+  if (cases.size() <= params.size()) {
+    return Error{fmt::format("fit_stack: {} cases cannot determine {} parameters", cases.size(),
+                             params.size())};
+  }
+  Problem pb{start, cls, &cases, params};
+  const auto n = static_cast<Eigen::Index>(params.size());
+  Eigen::VectorXd theta(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double v = *field(pb.stack.for_class(cls), params[static_cast<size_t>(i)]);
+    theta[i] = std::log(std::max(v, kOverheadFloor));
+  }
+  auto r0 = pb.residuals(theta);
+  if (!r0) return r0.error();
+  Eigen::VectorXd r = *r0;
+  const double m = static_cast<double>(r.size());
+  StackFitResult out;
+  out.rms_log_error_before = std::sqrt(r.squaredNorm() / m);
+  double lambda = 1e-2;
+  double cost = r.squaredNorm();
+  Eigen::MatrixXd J(r.size(), n);
+  int it = 0;
+  for (; it < 100; ++it) {
+    // Forward-difference Jacobian in log-parameter space.
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::VectorXd t2 = theta;
+      constexpr double kStep = 1e-4;
+      t2[j] += kStep;
+      auto r2 = pb.residuals(t2);
+      if (!r2) return r2.error();
+      J.col(j) = (*r2 - r) / kStep;
+    }
+    const Eigen::MatrixXd JtJ = J.transpose() * J;
+    const Eigen::VectorXd g = J.transpose() * r;
+    bool improved = false;
+    for (int tries = 0; tries < 12; ++tries) {
+      Eigen::MatrixXd A = JtJ;
+      A.diagonal() += lambda * JtJ.diagonal().cwiseMax(1e-9);
+      const Eigen::VectorXd step = A.ldlt().solve(-g);
+      Eigen::VectorXd cand = theta + step;
+      // Fractions never exceed 1: clamp in log space so the step stays meaningful.
+      for (Eigen::Index j = 0; j < n; ++j) {
+        if (is_fraction(params[static_cast<size_t>(j)])) cand[j] = std::min(cand[j], 0.0);
+        cand[j] = std::max(cand[j], std::log(kOverheadFloor));
+      }
+      auto rc = pb.residuals(cand);
+      if (!rc) return rc.error();
+      const double c2 = rc->squaredNorm();
+      if (c2 < cost) {
+        const double rel = (cost - c2) / cost;
+        theta = cand;
+        r = *rc;
+        cost = c2;
+        lambda = std::max(lambda / 3, 1e-9);
+        improved = true;
+        if (rel < 1e-10) it = 1000;
+        break;
+      }
+      lambda *= 4;
+    }
+    if (!improved) break;
+  }
+  pb.set(theta);
+  out.stack = pb.stack;
+  out.params = params;
+  out.iterations = std::min(it, 100);
+  out.cases = static_cast<int>(cases.size());
+  out.rms_log_error_after = std::sqrt(cost / m);
+  // Covariance of theta: s^2 (J^T J)^-1 with s^2 = cost / (m - n).
+  const double dof = std::max(1.0, m - static_cast<double>(n));
+  const Eigen::MatrixXd cov = (J.transpose() * J).ldlt().solve(Eigen::MatrixXd::Identity(n, n)) *
+                              (cost / dof);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double sd = std::sqrt(std::max(0.0, cov(j, j)));
+    const double v = *field(out.stack.for_class(cls), params[static_cast<size_t>(j)]);
+    out.values.push_back(v);
+    out.ci95_low.push_back(std::exp(theta[j] - 1.96 * sd));
+    double hi = std::exp(theta[j] + 1.96 * sd);
+    if (is_fraction(params[static_cast<size_t>(j)])) hi = std::min(hi, 1.0);
+    out.ci95_high.push_back(hi);
+  }
+  return out;
+}
+
+}  // namespace infercap
