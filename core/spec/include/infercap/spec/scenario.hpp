@@ -1,0 +1,70 @@
+#pragma once
+// Scenarios (`kind: scenario`, docs/plan.md): the workload (request classes), the candidate
+// search space, constraints, objective, fleet strategy and price overrides that `infercap plan`
+// answers. Reading resolves the price book (data/prices/<file>.yaml plus the scenario's
+// `prices:` overrides) but not catalog names: those are resolved against the catalog by the
+// caller, so one reader serves the CLI, the GUI and tests.
+#include <string>
+#include <vector>
+
+#include "infercap/hardware.hpp"
+#include "infercap/result.hpp"
+#include "infercap/serving.hpp"
+#include "infercap/solver.hpp"
+#include "infercap/spec/diagnostics.hpp"
+#include "infercap/spec/reader.hpp"
+#include "infercap/tco.hpp"
+#include "infercap/workload.hpp"
+
+namespace infercap::spec {
+
+struct CandidateSelection {
+  bool all_hardware = false;          ///< `hardware: all` (the whole catalog)
+  std::vector<std::string> hardware;  ///< names (aliases allowed), when not all
+  std::vector<HwClass> classes;       ///< filter; empty = any
+  std::vector<std::string> vendors;   ///< filter; empty = any
+  std::vector<std::string> precisions = {"bf16"};
+  std::vector<std::string> stacks;  ///< empty = the default stack per hardware class
+  std::vector<int> tp = {1, 2, 4, 8};
+  std::vector<int> max_batch = {256};
+  bool mixed_fleet = true;
+};
+
+struct FleetSpec {
+  FleetStrategy strategy = FleetStrategy::single;
+  std::vector<TierSpec> tiers;  ///< tiered
+  std::string baseline_model;   ///< tiered: everything on this model, for comparison
+  std::vector<HwClass> base_classes = {HwClass::gpu};    ///< burst
+  std::vector<HwClass> buffer_classes = {HwClass::cpu};  ///< burst
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::vector<RequestClass> classes;
+  CandidateSelection candidates;
+  ServingConfig serving;
+  Constraints constraints;
+  Objective objective = Objective::min_tco;
+  FleetSpec fleet;
+  PriceBook prices;        ///< resolved: base file + overrides
+  std::string price_file;  ///< the base file as named
+  int verify_top = 10;
+  int64_t verify_requests = 4000;
+  uint64_t seed = 1;
+};
+
+/// Parses a scenario document. `data_dir` locates `prices/<name>.yaml` for `prices.file`
+/// (a name, or a path relative to the scenario). Every problem goes to `diags` with
+/// file:line:col and key path; the Error is a summary.
+Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir,
+                                Diagnostics& diags);
+Result<Scenario> load_scenario(const std::string& path, const std::string& data_dir,
+                               Diagnostics& diags);
+
+/// Reads one request class mapping (name, model, rate, arrival, prompt/output lengths, sla,
+/// priority). Exposed for other readers of workloads.
+std::optional<RequestClass> read_request_class(Reader& r);
+
+}  // namespace infercap::spec

@@ -1,0 +1,416 @@
+#include "infercap/spec/scenario.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <filesystem>
+#include <regex>
+
+#include "infercap/spec/prices.hpp"
+
+namespace infercap::spec {
+
+namespace {
+
+const std::vector<std::pair<std::string_view, HwClass>> kClassNames = {
+    {"cpu", HwClass::cpu}, {"gpu", HwClass::gpu}, {"npu", HwClass::npu}, {"fpga", HwClass::fpga}};
+
+// A list of numbers under `key` (plain numbers or quantities of the key's dimension).
+std::optional<std::vector<double>> number_list(Reader& r, std::string_view key, Range range,
+                                               Dim dim = Dim::dimensionless) {
+  if (!r.has(key)) return std::nullopt;
+  YAML::Node n = r.raw(key);
+  if (!n.IsSequence()) {
+    r.error(key, "expected a list of numbers, e.g. [1, 2, 4]");
+    return std::nullopt;
+  }
+  std::vector<double> out;
+  bool ok = true;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node e = n[i];
+    if (!e.IsScalar()) {
+      r.error(key, fmt::format("element {}: expected a number", i));
+      ok = false;
+      continue;
+    }
+    auto v = parse_quantity(e.Scalar(), dim);
+    if (!v) {
+      r.error(key, fmt::format("element {}: {}", i, v.error().message));
+      ok = false;
+      continue;
+    }
+    if (!range.contains(*v)) {
+      r.error(key, fmt::format("element {}: expected a value {}, found {}", i, range.describe(),
+                               e.Scalar()));
+      ok = false;
+      continue;
+    }
+    out.push_back(*v);
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<int>> int_list(Reader& r, std::string_view key, int lo) {
+  auto v = number_list(r, key, Range::at_least(lo));
+  if (!v) return std::nullopt;
+  std::vector<int> out;
+  for (double d : *v) {
+    if (d != std::floor(d) || d > 1e9) {
+      r.error(key, fmt::format("expected whole numbers, found {}", d));
+      return std::nullopt;
+    }
+    out.push_back(static_cast<int>(d));
+  }
+  if (out.empty()) {
+    r.error(key, "expected at least one value");
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::vector<HwClass> class_list(Reader& r, std::string_view key) {
+  std::vector<std::string> names;
+  for (const auto& [n, c] : kClassNames) names.emplace_back(n);
+  std::vector<HwClass> out;
+  if (auto idx = r.choice_list(key, names, false))
+    for (size_t i : *idx) out.push_back(kClassNames[i].second);
+  return out;
+}
+
+// A length distribution: a plain number (fixed) or a mapping with `kind`.
+std::optional<LengthDist> read_length(Reader& r, std::string_view key) {
+  if (!r.has(key)) {
+    r.error(key, fmt::format("missing '{}': a token count or {{kind: ...}}", key));
+    return std::nullopt;
+  }
+  YAML::Node n = r.raw(key);
+  auto check = [&](Result<LengthDist> d) -> std::optional<LengthDist> {
+    if (!d) {
+      r.error(key, d.error().message);
+      return std::nullopt;
+    }
+    return *d;
+  };
+  if (n.IsScalar()) {
+    auto v = parse_quantity(n.Scalar(), Dim::dimensionless);
+    if (!v || !(*v >= 1)) {
+      r.error(key, fmt::format("expected a token count >= 1 or a mapping with kind:, found '{}'",
+                               n.Scalar()));
+      return std::nullopt;
+    }
+    return check(fixed_length(*v));
+  }
+  auto c = r.child(key);
+  if (!c) return std::nullopt;
+  auto kind = c->required_enum<LengthKind>("kind", {{"fixed", LengthKind::fixed},
+                                                    {"uniform", LengthKind::uniform},
+                                                    {"lognormal", LengthKind::lognormal},
+                                                    {"exponential", LengthKind::exponential},
+                                                    {"histogram", LengthKind::histogram}});
+  if (!kind) return std::nullopt;
+  switch (*kind) {
+    case LengthKind::fixed: {
+      auto t = c->required<double>("tokens", Range::at_least(1));
+      return t ? check(fixed_length(*t)) : std::nullopt;
+    }
+    case LengthKind::uniform: {
+      auto lo = c->required<double>("min", Range::at_least(1));
+      auto hi = c->required<double>("max", Range::at_least(1));
+      return lo && hi ? check(uniform_length(*lo, *hi)) : std::nullopt;
+    }
+    case LengthKind::exponential: {
+      auto m = c->required<double>("mean", Range::positive());
+      return m ? check(exponential_length(*m)) : std::nullopt;
+    }
+    case LengthKind::lognormal: {
+      if (c->has("p50") || c->has("p90")) {
+        auto p50 = c->required<double>("p50", Range::at_least(1));
+        auto p90 = c->required<double>("p90", Range::at_least(1));
+        return p50 && p90 ? check(lognormal_length_p50_p90(*p50, *p90)) : std::nullopt;
+      }
+      auto m = c->required<double>("mean", Range::at_least(1));
+      auto s = c->required<double>("sigma", Range::positive());
+      return m && s ? check(lognormal_length_mean_sigma(*m, *s)) : std::nullopt;
+    }
+    case LengthKind::histogram: {
+      auto t = number_list(*c, "tokens", Range::at_least(1));
+      auto w = number_list(*c, "weights", Range::non_negative());
+      if (!c->has("tokens")) c->error_here("a histogram needs tokens: [...]");
+      if (!c->has("weights")) c->error_here("a histogram needs weights: [...]");
+      return t && w ? check(histogram_length(*t, *w)) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// SLA keys are `<metric>_p<percentile>_s`, e.g. ttft_p99_s: "500 ms", tpot_p90_s, e2e_p50_s.
+void read_sla(Reader& s, Sla& sla) {
+  static const std::regex re(R"(^(ttft|tpot|e2e)_p([0-9]+(?:\.[0-9]+)?)_s$)");
+  for (const auto& key : s.keys()) {
+    std::smatch m;
+    if (!std::regex_match(key, m, re)) continue;  // finish() reports it as unknown
+    const double pct = std::stod(m[2].str());
+    auto limit = s.required<double>(key, Range::positive());
+    if (!(pct > 0 && pct < 100)) {
+      s.error(key, fmt::format("percentile {} is outside (0, 100)", m[2].str()),
+              "write p50, p90, p99 or p99.9");
+      continue;
+    }
+    if (!limit) continue;
+    SlaTarget* t = m[1] == "ttft" ? &sla.ttft : m[1] == "tpot" ? &sla.tpot : &sla.e2e;
+    if (t->set()) {
+      s.error(key, fmt::format("a second {} bound; give one percentile per metric", m[1].str()));
+      continue;
+    }
+    t->limit_s = *limit;
+    t->percentile = pct;
+  }
+  if (!sla.ttft.set() && !sla.tpot.set() && !sla.e2e.set())
+    s.error_here("an SLA needs at least one bound such as ttft_p99_s: 0.5 or e2e_p90_s: 30",
+                 "keys are <ttft|tpot|e2e>_p<percentile>_s");
+}
+
+}  // namespace
+
+std::optional<RequestClass> read_request_class(Reader& r) {
+  RequestClass c;
+  bool ok = true;
+  if (auto v = r.required<std::string>("name"))
+    c.name = *v;
+  else
+    ok = false;
+  if (auto v = r.required<std::string>("model"))
+    c.model = *v;
+  else
+    ok = false;
+  c.priority = r.value_or<int>("priority", 0);
+  if (auto rate = r.required_child("rate")) {
+    if (auto v = rate->optional<double>("mean_qps", Range::non_negative())) c.rate.mean_qps = *v;
+    if (auto v = rate->optional<double>("requests_per_day", Range::non_negative()))
+      c.rate.mean_qps += *v / 86400.0;
+    if (auto v = rate->optional<double>("peak_qps", Range::non_negative())) c.rate.peak_qps = *v;
+    if (auto v = number_list(*rate, "hourly_qps", Range::non_negative(), Dim::per_s)) {
+      if (v->size() != 24)
+        rate->error("hourly_qps", fmt::format("expected 24 hourly values, found {}", v->size()));
+      c.rate.hourly_qps = *v;
+    }
+    if (c.rate.mean_qps <= 0 && c.rate.peak_qps <= 0 && c.rate.hourly_qps.empty()) {
+      rate->error_here("give mean_qps, requests_per_day, peak_qps or hourly_qps (> 0)");
+      ok = false;
+    }
+    if (c.rate.peak_qps > 0 && c.rate.mean_qps > c.rate.peak_qps)
+      rate->error("peak_qps", fmt::format("peak {} req/s is below the mean {} req/s",
+                                          c.rate.peak_qps, c.rate.mean_qps));
+  } else {
+    ok = false;
+  }
+  if (r.has("arrival")) {
+    YAML::Node n = r.raw("arrival");
+    std::string kind;
+    std::optional<Reader> a;
+    if (n.IsScalar()) {
+      kind = n.Scalar();
+    } else {
+      a = r.child("arrival");
+      if (a) kind = a->value_or<std::string>("kind", "poisson");
+    }
+    if (kind == "poisson")
+      c.arrival.kind = ArrivalKind::poisson;
+    else if (kind == "deterministic")
+      c.arrival.kind = ArrivalKind::deterministic;
+    else if (kind == "gamma")
+      c.arrival.kind = ArrivalKind::gamma;
+    else if (kind == "bursty" || kind == "hyperexponential")
+      c.arrival.kind = ArrivalKind::hyperexponential;
+    else
+      r.error("arrival", fmt::format("unknown arrival process '{}'", kind),
+              "poisson, deterministic, gamma or bursty");
+    if (a) {
+      if (auto v = a->optional<double>("scv", Range::positive()))
+        c.arrival.scv = *v;
+      else if (c.arrival.kind == ArrivalKind::hyperexponential)
+        c.arrival.scv = 4;
+    } else if (c.arrival.kind == ArrivalKind::hyperexponential) {
+      c.arrival.scv = 4;
+    }
+  }
+  if (auto d = read_length(r, "prompt_tokens"))
+    c.prompt_tokens = *d;
+  else
+    ok = false;
+  if (auto d = read_length(r, "output_tokens"))
+    c.output_tokens = *d;
+  else
+    ok = false;
+  if (auto s = r.required_child("sla"))
+    read_sla(*s, c.sla);
+  else
+    ok = false;
+  if (!ok) return std::nullopt;
+  return c;
+}
+
+Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir,
+                                Diagnostics& diags) {
+  const size_t before = diags.error_count();
+  Scenario sc;
+  sc.file = doc.file;
+  Reader r = Reader::root(doc, diags);
+  if (!check_header(r, "scenario")) {
+    r.finish();
+    return Error{fmt::format("{}: not a scenario", doc.file)};
+  }
+  sc.name = r.value_or<std::string>("name", "");
+  if (sc.name.empty()) r.error("name", "a scenario needs a name");
+  sc.description = r.value_or<std::string>("description", "");
+
+  // Prices first: money in the rest of the file may be in CNY at the book's rate.
+  sc.price_file = "default";
+  std::optional<Reader> prices = r.child("prices");
+  if (prices) sc.price_file = prices->value_or<std::string>("file", "default");
+  {
+    std::filesystem::path pf = sc.price_file;
+    if (pf.extension() != ".yaml") {
+      pf = std::filesystem::path(data_dir) / "prices" / (sc.price_file + ".yaml");
+    } else if (pf.is_relative()) {
+      pf = std::filesystem::path(doc.file).parent_path() / pf;
+    }
+    auto book = load_prices(pf.string(), diags);
+    if (book)
+      sc.prices = *book;
+    else
+      r.error("prices", fmt::format("price book '{}' could not be loaded", pf.string()));
+  }
+  if (prices) read_price_fields(*prices, sc.prices, false);
+  const double rate = sc.prices.cny_per_usd;
+
+  if (auto w = r.required_child("workload")) {
+    auto classes = w->list("classes", true);
+    for (auto& cr : classes)
+      if (auto c = read_request_class(cr)) sc.classes.push_back(*c);
+    for (size_t i = 0; i < sc.classes.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (sc.classes[i].name == sc.classes[j].name)
+          w->error("classes", fmt::format("two classes named '{}'", sc.classes[i].name));
+  }
+
+  if (auto c = r.child("candidates")) {
+    CandidateSelection& s = sc.candidates;
+    if (c->has("hardware")) {
+      YAML::Node n = c->raw("hardware");
+      if (n.IsScalar() && n.Scalar() == "all") {
+        s.all_hardware = true;
+      } else if (n.IsSequence()) {
+        for (const auto& e : n) {
+          if (e.IsScalar())
+            s.hardware.push_back(e.Scalar());
+          else
+            c->error("hardware", "expected hardware names");
+        }
+      } else {
+        c->error("hardware", "expected 'all' or a list of hardware names");
+      }
+    } else {
+      s.all_hardware = true;
+    }
+    s.classes = class_list(*c, "classes");
+    s.vendors = c->value_or<std::vector<std::string>>("vendors", {});
+    if (auto v = c->optional<std::vector<std::string>>("precisions")) {
+      s.precisions = *v;
+      const auto known = precision_preset_names();
+      for (const auto& p : *v)
+        if (!precision_preset(p))
+          c->error("precisions", fmt::format("unknown precision '{}'", p),
+                   did_you_mean_text(did_you_mean(p, known)));
+    }
+    s.stacks = c->value_or<std::vector<std::string>>("stacks", {});
+    if (auto v = int_list(*c, "tp", 1)) s.tp = *v;
+    if (auto v = int_list(*c, "max_batch", 1)) s.max_batch = *v;
+    s.mixed_fleet = c->value_or<bool>("mixed_fleet", true);
+  } else {
+    sc.candidates.all_hardware = true;
+  }
+
+  if (auto s = r.child("serving")) {
+    sc.serving.max_batched_tokens =
+        s->value_or<int>("max_batched_tokens", sc.serving.max_batched_tokens, Range::at_least(1));
+    sc.serving.chunked_prefill = s->value_or<bool>("chunked_prefill", true);
+    sc.serving.kv_block_tokens =
+        s->value_or<int>("kv_block_tokens", sc.serving.kv_block_tokens, Range::at_least(1));
+    sc.serving.max_context_tokens =
+        s->value_or<int64_t>("max_context_tokens", 0, Range::non_negative());
+  }
+
+  if (auto k = r.child("constraints")) {
+    Constraints& c = sc.constraints;
+    auto money = [&](const char* usd, const char* cny) -> double {
+      if (k->has(cny)) return k->value_or<double>(cny, 0, Range::non_negative()) / rate;
+      return k->value_or<double>(usd, 0, Range::non_negative());
+    };
+    c.capex_budget_usd = money("capex_budget_usd", "capex_budget_cny");
+    c.annual_budget_usd = money("annual_budget_usd", "annual_budget_cny");
+    c.power_cap_w = k->value_or<double>("power_cap_w", 0, Range::non_negative());
+    c.rack_units = k->value_or<int>("rack_units", 0, Range::non_negative());
+    c.load_growth_per_year =
+        k->value_or<double>("load_growth_per_year", 0, Range{-1, 100, false, true});
+    c.redundancy = k->value_or<int>("redundancy", 0, Range::non_negative());
+    c.horizon_years = k->value_or<int>("horizon_years", 3, Range::between(1, 30));
+    c.model_changes_per_year =
+        k->value_or<double>("model_changes_per_year", 0, Range::non_negative());
+  }
+
+  sc.objective = r.enum_or<Objective>("objective",
+                                      {{"min_tco", Objective::min_tco},
+                                       {"max_qps_within_budget", Objective::max_qps_within_budget}},
+                                      Objective::min_tco);
+  if (sc.objective == Objective::max_qps_within_budget && sc.constraints.capex_budget_usd <= 0)
+    r.error("objective", "max_qps_within_budget needs constraints.capex_budget_usd");
+
+  if (auto f = r.child("fleet")) {
+    sc.fleet.strategy = f->enum_or<FleetStrategy>("strategy",
+                                                  {{"single", FleetStrategy::single},
+                                                   {"tiered", FleetStrategy::tiered},
+                                                   {"burst", FleetStrategy::burst},
+                                                   {"staged", FleetStrategy::staged}},
+                                                  FleetStrategy::single);
+    double sum = 0;
+    for (auto& t : f->list("tiers", sc.fleet.strategy == FleetStrategy::tiered)) {
+      TierSpec ts;
+      ts.name = t.value_or<std::string>("name", "");
+      ts.model = t.value_or<std::string>("model", "");
+      if (ts.model.empty()) t.error("model", "a tier needs a model");
+      if (ts.name.empty()) ts.name = ts.model;
+      ts.share = t.value_or<double>("share", 0, Range::positive_fraction());
+      sum += ts.share;
+      sc.fleet.tiers.push_back(ts);
+    }
+    if (sc.fleet.strategy == FleetStrategy::tiered && std::fabs(sum - 1) > 1e-6)
+      f->error("tiers", fmt::format("tier shares must sum to 1, they sum to {:g}", sum));
+    sc.fleet.baseline_model = f->value_or<std::string>("baseline_model", "");
+    if (f->has("base_classes")) sc.fleet.base_classes = class_list(*f, "base_classes");
+    if (f->has("buffer_classes")) sc.fleet.buffer_classes = class_list(*f, "buffer_classes");
+  }
+
+  if (auto v = r.child("verify")) {
+    sc.verify_top = v->value_or<int>("top", sc.verify_top, Range::non_negative());
+    sc.verify_requests = v->value_or<int64_t>("requests", sc.verify_requests, Range::at_least(100));
+    sc.seed = static_cast<uint64_t>(v->value_or<int64_t>("seed", 1, Range::non_negative()));
+  }
+  // A scenario's numbers are the user's own statement; sources are welcome but not demanded.
+  if (r.has("sources")) r.ignore("sources");
+  r.finish();
+  if (diags.error_count() > before)
+    return Error{
+        fmt::format("{}: {} error(s) in the scenario", doc.file, diags.error_count() - before)};
+  return sc;
+}
+
+Result<Scenario> load_scenario(const std::string& path, const std::string& data_dir,
+                               Diagnostics& diags) {
+  Document doc = parse_file(path, diags);
+  if (!doc.ok) return Error{fmt::format("{}: could not be read", path)};
+  return parse_scenario(doc, data_dir, diags);
+}
+
+}  // namespace infercap::spec
