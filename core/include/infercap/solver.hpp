@@ -1,0 +1,221 @@
+#pragma once
+// The capacity and TCO solver behind `infercap plan`. For each candidate deployment (hardware x
+// precision x stack x tensor-parallel degree x max batch) it finds the largest load one replica
+// carries within the SLA (bisection on the analytic serving model), sizes the fleet for the design
+// load year by year (growth, N+k redundancy), computes the physical footprint (devices, servers,
+// rack units, watts at the planned load, energy) and only then prices it with a PriceBook.
+// Finalists are re-checked with the discrete-event simulator.
+//
+// Feasibility is a result: every candidate carries its constraint list; a rejected one names its
+// binding constraint in words, by how much it misses, and what would make it feasible.
+// docs/plan.md states every rule and formula.
+#include <string>
+#include <vector>
+
+#include "infercap/hardware.hpp"
+#include "infercap/model.hpp"
+#include "infercap/precision.hpp"
+#include "infercap/result.hpp"
+#include "infercap/serving.hpp"
+#include "infercap/stack.hpp"
+#include "infercap/tco.hpp"
+#include "infercap/workload.hpp"
+
+namespace infercap {
+
+/// A named precision choice of the search space ("bf16", "fp8", "int8" = W8A8, "int4" = W4A16,
+/// llama.cpp's "q4_k_m", "q8_0", ...).
+struct PrecisionChoice {
+  std::string name;
+  Precision precision;
+};
+/// The presets above; nullopt-like Error for an unknown name, listing the known ones.
+Result<PrecisionChoice> precision_preset(std::string_view name);
+std::vector<std::string> precision_preset_names();
+
+/// One checked condition of a candidate. `margin` is the relative slack (limit - value) / limit:
+/// >= 0 satisfied, < 0 violated by that fraction. `message` is written for a buyer.
+struct Constraint {
+  std::string name;  ///< "runs", "memory", "sla", "capex_budget", "annual_budget", "power", "rack"
+  bool ok = true;
+  double margin = 0;
+  std::string message;
+  std::string fix;  ///< what would make it feasible ("relax TTFT P99 to 1.4 s"); empty if ok
+};
+
+struct Constraints {
+  double capex_budget_usd = 0;      ///< 0 = no limit
+  double annual_budget_usd = 0;     ///< TCO per year (capital share + opex); 0 = no limit
+  double power_cap_w = 0;           ///< site IT power at the design load; 0 = no limit
+  int rack_units = 0;               ///< 0 = no limit
+  double load_growth_per_year = 0;  ///< 0.5 = the load grows 50% a year
+  int redundancy = 0;               ///< spare replicas per pool (1 = N+1)
+  int horizon_years = 3;
+  double model_changes_per_year = 0;  ///< each one re-ports the model on families that need it
+};
+
+enum class Objective : unsigned char {
+  min_tco,                ///< cheapest over the horizon that meets the SLA
+  max_qps_within_budget,  ///< most load carried within the capex budget
+};
+
+/// A group of request classes served by one model on one pool of replicas.
+struct Pool {
+  std::string name;
+  std::string model;  ///< ModelSpec name
+  std::vector<RequestClass> classes;
+  /// Which hardware classes this pool may use (empty = all); burst/staged strategies set it.
+  std::vector<HwClass> allowed_classes;
+};
+
+/// The search space of one solve.
+struct SearchSpace {
+  std::vector<HardwareSpec> hardware;
+  std::vector<StackSpec> stacks;
+  std::vector<PrecisionChoice> precisions;
+  std::vector<int> tp = {1, 2, 4, 8};
+  std::vector<int> max_seqs = {256};
+  bool allow_mixed = true;  ///< pools may use different hardware
+};
+
+enum class FleetStrategy : unsigned char {
+  single,  ///< every pool sized at its design load on its best candidate
+  tiered,  ///< pools are routing tiers (share of requests each); compared with `baseline`
+  burst,   ///< a base pool (GPU by default) sized for the mean load, a buffer (CPU) for the peak
+  staged,  ///< year by year, add whichever hardware is cheapest for the shortfall
+};
+
+struct PlanInputs {
+  std::string name;
+  std::vector<Pool> pools;
+  /// Tiered only: the comparison fleet (everything on the large model), solved the same way.
+  std::vector<Pool> baseline_pools;
+  std::vector<ModelSpec> models;
+  SearchSpace space;
+  ServingConfig serving;  ///< max_seqs is overridden by each candidate's cap
+  Constraints constraints;
+  Objective objective = Objective::min_tco;
+  FleetStrategy strategy = FleetStrategy::single;
+  std::vector<HwClass> burst_base_classes = {HwClass::gpu};
+  std::vector<HwClass> burst_buffer_classes = {HwClass::cpu};
+  PriceBook prices;
+  int verify_top = 10;             ///< finalists re-checked by the simulator
+  int64_t verify_requests = 4000;  ///< measured requests per simulator check
+  uint64_t seed = 1;
+};
+
+/// Validates the inputs (non-empty pools and search space, horizon >= 1, growth > -1,
+/// redundancy >= 0, classes valid). Messages name the field.
+std::vector<std::string> validate(const PlanInputs& in);
+
+/// One evaluated candidate of one pool: the one result-row schema every printer reads.
+struct CandidateRow {
+  std::string pool;
+  std::string model;
+  std::string hardware;
+  HwClass hw_class = HwClass::gpu;
+  std::string vendor;
+  std::string precision;
+  std::string stack;
+  int tp = 1;
+  int max_seqs = 0;
+  // Capacity.
+  double max_qps_per_replica = 0;
+  std::string limited_by;  ///< what stops one replica above max_qps ("ttft", "stability", ...)
+  double design_qps = 0;   ///< the pool's design load in the final year
+  int replicas = 0;        ///< in the final year, redundancy included
+  int devices = 0;
+  int servers = 0;
+  int rack_units = 0;
+  // Predicted service at the design load per replica (analytic; simulator if verified).
+  double ttft_p50_s = 0, ttft_p99_s = 0;
+  double tpot_p50_s = 0, tpot_p99_s = 0;
+  double e2e_p99_s = 0;
+  double utilisation = 0;  ///< engine busy fraction at the design load
+  double kv_occupancy = 0;
+  double weights_bytes_per_device = 0;
+  double memory_bytes_per_device = 0;
+  // Physical results.
+  double power_w = 0;              ///< IT power at the average (planned) load, final year
+  double peak_power_w = 0;         ///< IT power at the design load, final year
+  double provisioned_w = 0;        ///< nameplate (TDP + hosts), final year
+  double tokens_per_joule = 0;     ///< output tokens per IT joule at the average load
+  double output_tokens_per_s = 0;  ///< at the average load, whole pool
+  std::vector<FleetYear> years;
+  // Money.
+  CostBreakdown cost;
+  bool priced = false;
+  // Feasibility.
+  std::vector<Constraint> constraints;
+  bool feasible = false;
+  int binding = -1;  ///< index into constraints of the binding one (most violated, or least slack)
+  // Simulator verification (finalists only).
+  bool verified = false;
+  double sim_ttft_p99_s = 0, sim_tpot_p99_s = 0, sim_e2e_p99_s = 0;
+  bool sim_meets_sla = false;
+  int rank = 0;                ///< 1 = best within its pool; 0 = rejected
+  double objective_value = 0;  ///< TCO (min_tco) or QPS carried (max_qps_within_budget)
+
+  const Constraint* binding_constraint() const {
+    return binding >= 0 ? &constraints[static_cast<size_t>(binding)] : nullptr;
+  }
+};
+
+/// A chosen fleet: one row per pool, with the totals.
+struct FleetChoice {
+  std::string label;  ///< "recommended", "baseline: all on llama-3.1-70b", "all on gpu", ...
+  std::vector<CandidateRow> parts;
+  CostBreakdown cost;
+  int devices = 0;
+  int servers = 0;
+  double power_w = 0;
+  bool feasible = false;
+  std::string note;
+};
+
+struct PoolResult {
+  Pool pool;
+  std::vector<CandidateRow> ranked;    ///< feasible, best first
+  std::vector<CandidateRow> rejected;  ///< each with its binding constraint
+  std::vector<CandidateRow> pareto;    ///< feasible rows not dominated on (TCO, P99 latency)
+};
+
+struct Plan {
+  std::string name;
+  Objective objective = Objective::min_tco;
+  FleetStrategy strategy = FleetStrategy::single;
+  std::vector<PoolResult> pools;
+  FleetChoice recommended;
+  std::vector<FleetChoice> alternatives;  ///< baseline fleets the strategy is compared with
+  bool feasible = false;
+  /// When infeasible: the binding constraint, by how much, and what would make it feasible.
+  std::string infeasible_reason;
+  std::vector<std::string> suggestions;
+  int candidates_evaluated = 0;
+  int candidates_verified = 0;
+};
+
+/// Evaluates one candidate for one pool (exposed for tests and the benchmark). Never fails: a
+/// candidate that cannot run is returned with its failed constraint.
+CandidateRow evaluate_candidate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
+                                const HardwareSpec& hw, const StackSpec& stack,
+                                const PrecisionChoice& prec, int tp, int max_seqs);
+
+/// The whole solve. Fails only on invalid inputs (see validate) or a pool naming an unknown model;
+/// an infeasible question is a Plan with feasible == false and its reasons.
+Result<Plan> solve(const PlanInputs& in);
+
+/// Splits `classes` into routing tiers: each tier gets every class with its rates scaled by the
+/// tier's share and its model replaced. Shares must be positive and sum to 1 (within 1e-6).
+struct TierSpec {
+  std::string name;
+  std::string model;
+  double share = 0;
+};
+Result<std::vector<Pool>> tiered_pools(const std::vector<RequestClass>& classes,
+                                       const std::vector<TierSpec>& tiers);
+
+/// Multiplies every rate of a class (mean, peak, hourly curve) by `factor`.
+RequestClass scale_rate(RequestClass c, double factor);
+
+}  // namespace infercap
