@@ -15,6 +15,9 @@ struct RunOptions {
   Effort effort = Effort::quick;
   std::string command;  ///< argv joined, for provenance
   int max_threads = 0;  ///< 0 = all physical cores
+  /// LLC size the fit uses to tell cache from DRAM working sets; 0 = the machine's. Effort::tiny
+  /// streams only a few MB, so tests set a small value here (such a profile is not for use).
+  double fit_llc_bytes = 0;
 };
 
 struct RunResult {

@@ -1,0 +1,42 @@
+#include "infercap/calibration/registry.hpp"
+
+#include <utility>
+
+namespace infercap::calibration {
+
+void Registry::add(Backend b) {
+  for (auto& existing : backends_)
+    if (existing.name == b.name) {
+      existing = std::move(b);
+      return;
+    }
+  backends_.push_back(std::move(b));
+}
+
+const Backend* Registry::find(const std::string& name) const {
+  for (const auto& b : backends_)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::names() const {
+  std::vector<std::string> out;
+  for (const auto& b : backends_) out.push_back(b.name);
+  return out;
+}
+
+// One line per backend. CUDA / OpenCL / importers add theirs here, behind their build options.
+void register_builtin_backends(Registry& r) {
+  r.add(make_cpu_backend());
+}
+
+const Registry& builtin_registry() {
+  static const Registry reg = [] {
+    Registry r;
+    register_builtin_backends(r);
+    return r;
+  }();
+  return reg;
+}
+
+}  // namespace infercap::calibration
