@@ -196,7 +196,7 @@ void read_hardware(Reader& r, HardwareSpec& h, bool full) {
       r.error("cpu",
               fmt::format("expected no cpu block for class {}, found one",
                           hw_class_spellings()[static_cast<std::size_t>(h.hw_class)]),
-              "the cpu block describes CPU sockets (class: cpu)");
+              "only class cpu has one");
     }
     h.cpu.reset();
     return;
@@ -318,9 +318,11 @@ std::optional<Spec> load_generic(const Document& doc, Diagnostics& diags, std::s
 
   read(r, spec, !overriding);
   const bool need_sources = opts.require_sources && !overriding;
+  const bool has_sources = r.has("sources");
   auto sources = read_sources(r, need_sources);
   r.finish();
-  if (need_sources || (overriding && !sources.empty())) check_source_coverage(r, sources);
+  // Without any `sources:` the one "missing required key" says it all; no per-value noise.
+  if ((need_sources || overriding) && has_sources) check_source_coverage(r, sources);
   if (overriding) {
     if (sources.empty()) {
       SourceRef s;

@@ -239,7 +239,9 @@ Entry* lookup(Shared& sh, State& st, std::string_view key) {
   for (auto& e : st.entries) {
     if (e.key == key) {
       e.used = true;
-      const Position vp = e.value.IsDefined() && !e.value.IsNull() ? node_pos(e.value) : e.key_pos;
+      // Scalars are located at their value; a mapping or list at its key, where it is named.
+      const bool scalar = e.value.IsDefined() && e.value.IsScalar();
+      const Position vp = scalar ? node_pos(e.value) : e.key_pos;
       sh.positions[join_path(st.path, key)] = vp.line > 0 ? vp : e.key_pos;
       return &e;
     }
@@ -464,6 +466,9 @@ std::optional<std::vector<std::string>> convert<std::vector<std::string>>(
   for (std::size_t i = 0; i < n.size(); ++i) {
     const YAML::Node el = n[i];
     if (el.IsScalar()) {
+      // Elements can be pointed at later ("sources[0].fields[2]" names no key).
+      const Position ep = node_pos(el);
+      if (ep.line > 0) c.sh.positions[fmt::format("{}[{}]", c.path, i)] = ep;
       out.push_back(el.Scalar());
       continue;
     }

@@ -99,7 +99,7 @@ void check_source_coverage(Reader& r, const std::vector<SourceRef>& sources) {
       const bool exists = std::any_of(known.begin(), known.end(),
                                       [&](const std::string& k) { return source_covers(p, k); });
       if (exists) continue;
-      const std::string where = fmt::format("sources[{}].fields", i);
+      const std::string where = fmt::format("sources[{}].fields[{}]", i, j);
       r.error_at_path(where, fmt::format("expected a key of this file, found '{}'", p),
                       did_you_mean_text(did_you_mean(p, known)));
     }

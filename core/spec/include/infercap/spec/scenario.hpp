@@ -11,6 +11,7 @@
 #include "infercap/result.hpp"
 #include "infercap/serving.hpp"
 #include "infercap/solver.hpp"
+#include "infercap/spec/catalog.hpp"
 #include "infercap/spec/diagnostics.hpp"
 #include "infercap/spec/reader.hpp"
 #include "infercap/tco.hpp"
@@ -62,6 +63,17 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
                                 Diagnostics& diags);
 Result<Scenario> load_scenario(const std::string& path, const std::string& data_dir,
                                Diagnostics& diags);
+
+/// The stack `plan` tries on a hardware class when the scenario names none: vLLM on GPUs,
+/// llama.cpp on CPUs, the vendor SDK on NPUs and FPGAs.
+std::string plan_stack_for(HwClass c);
+
+/// Resolves the scenario's names against the catalog (models, hardware by name/alias or the
+/// whole catalog with class/vendor filters, stacks, precision presets), builds the pools (one
+/// per model, or routing tiers and their baseline) and validates the result. Unknown names and
+/// requests longer than a model's context window are diagnostics; nullopt if any.
+std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
+                                         Diagnostics& diags);
 
 /// Reads one request class mapping (name, model, rate, arrival, prompt/output lengths, sla,
 /// priority). Exposed for other readers of workloads.

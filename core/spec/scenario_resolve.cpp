@@ -1,0 +1,184 @@
+#include "infercap/spec/scenario.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace infercap::spec {
+
+std::string plan_stack_for(HwClass c) {
+  // Serving planning assumes a continuous-batching server where one exists: vLLM on GPUs,
+  // llama.cpp on CPUs (the stack with public CPU measurements), vendor SDKs on NPUs and FPGAs.
+  switch (c) {
+    case HwClass::gpu:
+      return "vllm";
+    case HwClass::cpu:
+      return "llama.cpp";
+    case HwClass::npu:
+    case HwClass::fpga:
+      return "vendor-sdk";
+  }
+  return "ideal";
+}
+
+std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
+                                         Diagnostics& diags) {
+  const size_t before = diags.error_count();
+  PlanInputs in;
+  in.name = sc.name;
+  in.serving = sc.serving;
+  in.constraints = sc.constraints;
+  in.objective = sc.objective;
+  in.strategy = sc.fleet.strategy;
+  in.burst_base_classes = sc.fleet.base_classes;
+  in.burst_buffer_classes = sc.fleet.buffer_classes;
+  in.prices = sc.prices;
+  in.verify_top = sc.verify_top;
+  in.verify_requests = sc.verify_requests;
+  in.seed = sc.seed;
+
+  // Models: resolve every name the workload and fleet use to its catalog entry.
+  std::map<std::string, std::string> canonical;
+  auto model = [&](const std::string& name, const std::string& where) -> std::string {
+    auto it = canonical.find(name);
+    if (it != canonical.end()) return it->second;
+    Diagnostics local;
+    auto m = cat.resolve_model(name, local);
+    if (!m) {
+      for (auto d : local.items()) {
+        d.file = sc.file;
+        d.key_path = where;
+        diags.add(d);
+      }
+      canonical[name] = "";
+      return "";
+    }
+    bool have = false;
+    for (const auto& x : in.models) have = have || x.name == m->name;
+    if (!have) in.models.push_back(*m);
+    canonical[name] = m->name;
+    return m->name;
+  };
+  std::vector<RequestClass> classes = sc.classes;
+  for (size_t i = 0; i < classes.size(); ++i)
+    classes[i].model = model(classes[i].model, fmt::format("workload.classes[{}].model", i));
+
+  if (sc.fleet.strategy == FleetStrategy::tiered) {
+    std::vector<TierSpec> tiers = sc.fleet.tiers;
+    for (size_t i = 0; i < tiers.size(); ++i)
+      tiers[i].model = model(tiers[i].model, fmt::format("fleet.tiers[{}].model", i));
+    auto pools = tiered_pools(classes, tiers);
+    if (!pools)
+      diags.error(sc.file, 0, 0, "fleet.tiers", pools.error().message);
+    else
+      in.pools = *pools;
+    std::string base = sc.fleet.baseline_model.empty()
+                           ? (tiers.empty() ? "" : tiers.back().model)
+                           : model(sc.fleet.baseline_model, "fleet.baseline_model");
+    if (!base.empty()) {
+      auto bp = tiered_pools(classes, {{"baseline " + base, base, 1.0}});
+      if (bp) in.baseline_pools = *bp;
+    }
+  } else {
+    // One pool per model: a replica serves one model.
+    for (const auto& c : classes) {
+      auto it = std::find_if(in.pools.begin(), in.pools.end(),
+                             [&](const Pool& p) { return p.model == c.model; });
+      if (it == in.pools.end()) {
+        Pool p;
+        p.name = c.model;
+        p.model = c.model;
+        in.pools.push_back(p);
+        it = in.pools.end() - 1;
+      }
+      it->classes.push_back(c);
+    }
+  }
+
+  // Hardware: names, or the whole catalog; then the class and vendor filters.
+  const auto& sel = sc.candidates;
+  std::vector<HardwareSpec> hw;
+  if (sel.all_hardware) {
+    hw = cat.hardware();
+  } else {
+    for (size_t i = 0; i < sel.hardware.size(); ++i) {
+      Diagnostics local;
+      auto h = cat.resolve_hardware(sel.hardware[i], local);
+      if (!h) {
+        for (auto d : local.items()) {
+          d.file = sc.file;
+          d.key_path = fmt::format("candidates.hardware[{}]", i);
+          diags.add(d);
+        }
+        continue;
+      }
+      hw.push_back(*h);
+    }
+  }
+  for (const auto& h : hw) {
+    if (!sel.classes.empty() &&
+        std::find(sel.classes.begin(), sel.classes.end(), h.hw_class) == sel.classes.end())
+      continue;
+    if (!sel.vendors.empty() &&
+        std::find(sel.vendors.begin(), sel.vendors.end(), h.vendor) == sel.vendors.end())
+      continue;
+    in.space.hardware.push_back(h);
+  }
+  if (in.space.hardware.empty() && diags.error_count() == before)
+    diags.error(sc.file, 0, 0, "candidates", "no hardware left after the class and vendor filters");
+
+  for (const auto& p : sel.precisions) {
+    auto pc = precision_preset(p);
+    if (pc) in.space.precisions.push_back(*pc);
+  }
+  if (sel.stacks.empty()) {
+    std::set<std::string> names;
+    for (int c = 0; c < kHwClassCount; ++c) {
+      const std::string n = plan_stack_for(static_cast<HwClass>(c));
+      in.space.stack_per_class.push_back(n);
+      names.insert(n);
+    }
+    for (const auto& n : names)
+      if (const StackSpec* s = cat.find_stack(n)) in.space.stacks.push_back(*s);
+  } else {
+    for (size_t i = 0; i < sel.stacks.size(); ++i) {
+      Diagnostics local;
+      auto s = cat.resolve_stack(sel.stacks[i], local);
+      if (!s) {
+        for (auto d : local.items()) {
+          d.file = sc.file;
+          d.key_path = fmt::format("candidates.stacks[{}]", i);
+          diags.add(d);
+        }
+        continue;
+      }
+      in.space.stacks.push_back(*s);
+    }
+  }
+  in.space.tp = sel.tp;
+  in.space.max_seqs = sel.max_batch;
+  in.space.allow_mixed = sel.mixed_fleet;
+
+  // A request longer than the model's context window is a spec error, not a rejection.
+  for (size_t i = 0; i < classes.size(); ++i) {
+    for (const auto& m : in.models) {
+      if (m.name != classes[i].model || m.max_context <= 0) continue;
+      auto qp = quantile(classes[i].prompt_tokens, 99);
+      auto qo = quantile(classes[i].output_tokens, 99);
+      const double longest = (qp ? *qp : 0) + (qo ? *qo : 0);
+      if (longest > static_cast<double>(m.max_context))
+        diags.error(sc.file, 0, 0, fmt::format("workload.classes[{}]", i),
+                    fmt::format("P99 prompt + output is {:.0f} tokens; {} has a {}-token context "
+                                "window",
+                                longest, m.name, m.max_context));
+    }
+  }
+  if (diags.error_count() > before) return std::nullopt;
+  for (const auto& m : validate(in)) diags.error(sc.file, 0, 0, "", m);
+  if (diags.error_count() > before) return std::nullopt;
+  return in;
+}
+
+}  // namespace infercap::spec
