@@ -70,7 +70,8 @@ struct ServingConfig {
   int64_t max_context_tokens = 0;
 };
 
-/// Errors for max_seqs < 1, max_batched_tokens < 1, kv_block_tokens < 1, negative capacities.
+/// Errors for max_seqs < 1, max_batched_tokens < max(1, max_seqs), kv_block_tokens < 1,
+/// negative capacities.
 std::vector<std::string> validate(const ServingConfig& c);
 
 // ---------------------------------------------------------------------------------------------
@@ -181,6 +182,9 @@ struct MaxQps {
   std::string binding_metric;  ///< what fails just above it ("ttft", "tpot", "e2e", "stability")
   std::string binding_class;
   ServingResult at_max;  ///< the analytic result at `qps`
+  /// The binding SLA ratio at vanishing load (value / limit): > 1 means the SLA is below the
+  /// physical floor of this replica (then qps = 0), and says by how much.
+  double floor_ratio = 0;
 };
 
 /// Bisection on the analytic model over total QPS (class shares from design_qps), to a relative
@@ -215,8 +219,8 @@ struct KneeResult {
   std::vector<KneePoint> points;
   int knee_index = 0;  ///< into points
   int knee_batch = 0;  ///< points[knee_index].max_seqs
-  /// Index of the first cap where normalised throughput X/X_max and normalised latency L/L_max
-  /// cross (latency overtakes throughput), or -1; reported beside the knee.
+  /// Index of the first cap where the latency growth since the first cap, L/L_0, exceeds the
+  /// throughput gain X/X_0 (the two curves, as multiples of batch 1, cross), or -1.
   int crossing_index = -1;
 };
 
