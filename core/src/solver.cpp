@@ -36,7 +36,7 @@ std::string money(double usd) {
 }
 
 std::string seconds(double s) {
-  if (s >= 1.0) return fmt::format("{:.2g} s", s);
+  if (s >= 1.0) return fmt::format("{:.3g} s", s);
   return fmt::format("{:.3g} ms", s * 1e3);
 }
 
@@ -181,6 +181,9 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
     const double average = average0 * growth;
     const int needed = static_cast<int>(std::ceil(design / r.max_qps_per_replica - 1e-9));
     replicas = std::max(replicas, std::max(needed, 1) + k.redundancy + extra_replicas);
+    // A CPU server is bought whole: its sockets all run replicas (a GPU server may be part-filled).
+    if (hw.hw_class == HwClass::cpu)
+      replicas = (replicas + per_server - 1) / per_server * per_server;
     FleetYear fy;
     fy.devices = static_cast<double>(replicas) * r.tp;
     fy.servers = std::ceil(static_cast<double>(replicas) / per_server);
@@ -198,6 +201,7 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
     fy.output_tokens = fy.requests * out_tokens;
     r.years.push_back(fy);
     if (y == horizon - 1) {
+      r.utilisation_average = util_avg;
       r.design_qps = design;
       // Design load with the spares failed: the SLA must hold on the working replicas alone.
       const int working = std::max(1, replicas - k.redundancy);
@@ -471,6 +475,11 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   for (const auto& hw : in.space.hardware) {
     if (!class_allowed(pool.allowed_classes, hw.hw_class)) continue;
     for (const auto& st : in.space.stacks) {
+      // A stack that does not run on this class is not a candidate (as TP beyond a server).
+      if (!st.for_class(hw.hw_class).supported) continue;
+      const auto cls = static_cast<size_t>(hw.hw_class);
+      if (cls < in.space.stack_per_class.size() && st.name != in.space.stack_per_class[cls])
+        continue;
       for (const auto& pc : in.space.precisions) {
         for (int tp : in.space.tp) {
           // A replica lives in one server: larger TP is not a candidate, not a rejection.

@@ -76,6 +76,9 @@ struct SearchSpace {
   std::vector<int> tp = {1, 2, 4, 8};
   std::vector<int> max_seqs = {256};
   bool allow_mixed = true;  ///< pools may use different hardware
+  /// When set (indexed by HwClass), each hardware class only tries the stack of that name (the
+  /// default stack per class when the user names none). Empty: every stack that supports it.
+  std::vector<std::string> stack_per_class;
 };
 
 enum class FleetStrategy : unsigned char {
@@ -131,7 +134,8 @@ struct CandidateRow {
   double ttft_p50_s = 0, ttft_p99_s = 0;
   double tpot_p50_s = 0, tpot_p99_s = 0;
   double e2e_p99_s = 0;
-  double utilisation = 0;  ///< engine busy fraction at the design load
+  double utilisation = 0;          ///< engine busy fraction at the design load
+  double utilisation_average = 0;  ///< at the average load, spread over every replica
   double kv_occupancy = 0;
   double weights_bytes_per_device = 0;
   double memory_bytes_per_device = 0;
