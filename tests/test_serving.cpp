@@ -1,9 +1,11 @@
 // The serving simulator and the analytic fast path against queueing closed forms, exact
 // lock-step schedules, and each other. Step models are test doubles with closed-form step times.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 
+#include "infercap/perf.hpp"
 #include "infercap/serving.hpp"
 
 using namespace infercap;
@@ -334,4 +336,91 @@ TEST_CASE("analytic path agrees with the simulator on a realistic LLM case", "[m
     CHECK(a->mean_batch == Approx(s->mean_batch).epsilon(0.15));
     CHECK(a->throughput_rps == Approx(s->throughput_rps).epsilon(0.05));
   }
+}
+
+TEST_CASE("step table: exact for bilinear step times, close on a roofline", "[model]") {
+  // Trilinear interpolation reproduces any function affine in tokens and batch and bilinear in
+  // (batch, context), so AffineStep is exact everywhere; the roofline's max(weights, compute)
+  // kink costs at most a few percent between grid points (4 points per octave of tokens).
+  ServingConfig cfg;
+  AffineStep aff;
+  RooflineStep roof;
+  auto ta = StepTable::build(aff, cfg, 16384);
+  auto tr = StepTable::build(roof, cfg, 16384);
+  REQUIRE(ta);
+  REQUIRE(tr);
+  Rng rng(3);
+  double worst_aff = 0, worst_roof = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double p =
+        rng.uniform() < 0.5 ? 0 : std::floor(std::exp(rng.uniform() * std::log(8192.0)));
+    int d = static_cast<int>(rng.uniform() * 257);
+    if (p == 0 && d == 0) d = 1;
+    const double c = std::exp(rng.uniform() * std::log(16384.0));
+    const double ea = aff.mixed_step_s(p, c, d, c);
+    const double er = roof.mixed_step_s(p, c, d, c);
+    worst_aff = std::max(worst_aff, std::fabs(ta->step_s(p, d, c) - ea) / ea);
+    worst_roof = std::max(worst_roof, std::fabs(tr->step_s(p, d, c) - er) / er);
+  }
+  CHECK(worst_aff < 1e-12);
+  CHECK(worst_roof < 0.05);
+  CHECK(tr->step_s(0, 1, 1) == Approx(roof.decode_step_s(1, 1)).epsilon(1e-12));  // a grid point
+  ServingConfig bad;
+  bad.max_seqs = 0;
+  CHECK_FALSE(StepTable::build(aff, bad, 100));
+  CHECK_FALSE(StepTable::build(aff, cfg, 0));
+}
+
+TEST_CASE("PerfStepModel adapts the roofline PerfModel", "[model]") {
+  // Llama-3.1-8B shape (data/models/llama-3.1-8b.yaml) on an H100-SXM-like device, ideal stack.
+  ModelSpec md;
+  md.name = "llama-3.1-8b";
+  md.layers = 32;
+  md.hidden = 4096;
+  md.heads = 32;
+  md.kv_heads = 8;
+  md.head_dim = 128;
+  md.ffn_hidden = 14336;
+  md.vocab = 128256;
+  md.max_context = 131072;
+  HardwareSpec hw;
+  hw.name = "h100-like";
+  hw.hw_class = HwClass::gpu;
+  at(hw.dense_flops_per_s, ComputeType::bf16) = 989.4e12;
+  hw.memory_bytes = 80e9;
+  hw.memory_bandwidth_bytes_per_s = 3.35e12;
+  hw.link_bandwidth_bytes_per_s = 450e9;
+  auto perf = PerfModel::create(md, hw, ideal_stack(), Deployment{});
+  REQUIRE(perf);
+  PerfStepModel step(*perf, 8192);
+  // KV capacity = (memory - weights - activations - reserve) / KV bytes per token.
+  const MemoryReport mem = perf->memory(1, 0, 8192);
+  CHECK(step.kv_capacity_tokens() == std::floor((mem.capacity_bytes - mem.weights_bytes -
+                                                 mem.activation_bytes - mem.reserve_bytes) /
+                                                mem.kv_bytes_per_token));
+  // 2 (K, V) * 8 kv heads * 128 * 32 layers * 2 bytes = 131072 bytes per token.
+  CHECK(mem.kv_bytes_per_token == Approx(131072));
+  CHECK(step.decode_step_s(8, 1000) == perf->decode_step_s(8, 1000));
+  CHECK(step.mixed_step_s(100, 50, 8, 1000) == perf->mixed_step_s(100, 50, 8, 1000));
+
+  // Simulator and analytic path on it, at half the analytic saturation (same tolerances as the
+  // roofline double above).
+  auto cls =
+      make_class(1, *lognormal_length_mean_sigma(512, 0.6), *lognormal_length_mean_sigma(256, 0.6));
+  ServingConfig cfg;
+  auto cap = max_qps_within_sla(step, cfg, {cls});
+  REQUIRE(cap);
+  REQUIRE(cap->binding_metric == "stability");
+  SimOptions opt;
+  opt.total_qps = cap->qps / 2;
+  opt.requests = 10000;
+  opt.warmup_requests = 1000;
+  auto s = simulate(step, cfg, {cls}, opt);
+  auto a = analyze(step, cfg, {cls}, opt.total_qps);
+  REQUIRE(s);
+  REQUIRE(a);
+  CHECK(s->stable);
+  CHECK(a->all.tpot.mean_s == Approx(s->all.tpot.mean_s).epsilon(0.15));
+  CHECK(a->all.e2e.mean_s == Approx(s->all.e2e.mean_s).epsilon(0.15));
+  CHECK(a->mean_batch == Approx(s->mean_batch).epsilon(0.15));
 }

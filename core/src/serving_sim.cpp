@@ -239,7 +239,8 @@ class Engine {
         opt.max_waiting > 0 ? opt.max_waiting : 50 * static_cast<int64_t>(cfg.max_seqs) + 10000;
     max_len_ =
         cfg.max_context_tokens > 0 ? cfg.max_context_tokens : std::numeric_limits<int64_t>::max();
-    max_len_ = std::min(max_len_, total_blocks_ * block_);
+    watermark_ = total_blocks_ / 100;
+    max_len_ = std::min(max_len_, (total_blocks_ - watermark_) * block_);
     if (!cfg.chunked_prefill) max_len_ = std::min<int64_t>(max_len_, cfg.max_batched_tokens);
   }
 
@@ -420,6 +421,7 @@ class Engine {
   std::vector<int64_t> phase_count_;
   int64_t max_len_ = 0;
   int64_t max_waiting_ = 0;
+  int64_t watermark_ = 0;  // blocks kept free at admission (vLLM: 1% of the cache)
   bool closed_ = false;
 
   int32_t head_ = -1, tail_ = -1;
@@ -478,7 +480,7 @@ ServingResult Engine::run() {
         const int32_t id = waiting_.front();
         Req& r = reqs_[static_cast<size_t>(id)];
         const int64_t need = ceil_div(r.total, block_);
-        if (r.total > budget || need > free_blocks_) break;
+        if (r.total > budget || need + watermark_ > free_blocks_) break;
         waiting_.pop_front();
         free_blocks_ -= need;
         budget -= r.total;
@@ -495,7 +497,9 @@ ServingResult Engine::run() {
     if (!prefill_only) {
       // Decodes first: each needs a block when its next token starts a new one.
       const auto ph = static_cast<size_t>(dstep % block_);
+      const int64_t preempted_before = preemptions_;
       while (phase_count_[ph] > free_blocks_ && running_ > 0) preempt_tail(dstep);
+      const bool preempted = preemptions_ != preempted_before;
       free_blocks_ -= phase_count_[ph];
       decodes = decoding_;
       budget -= decodes;
@@ -512,10 +516,14 @@ ServingResult Engine::run() {
           budget -= chunk;
           step_prefills_.push_back(Chunk{id, chunk});
         }
-        while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_seqs && free_blocks_ > 0) {
+        // New requests only in a step without preemption (vLLM v1), and only when the whole
+        // prompt's blocks fit above the watermark (vLLM's can_allocate): admitting into a full
+        // cache would only be preempted again.
+        while (!preempted && budget > 0 && !waiting_.empty() && running_ < cfg_.max_seqs) {
           const int32_t id = waiting_.front();
           Req& r = reqs_[static_cast<size_t>(id)];
-          const int64_t chunk = std::min({r.total, budget, free_blocks_ * block_});
+          if (ceil_div(r.total, block_) + watermark_ > free_blocks_) break;
+          const int64_t chunk = std::min(r.total, budget);
           waiting_.pop_front();
           free_blocks_ -= ceil_div(chunk, block_);
           budget -= chunk;
