@@ -373,6 +373,16 @@ TEST_CASE("catalog: resolve names, unknown names, files and preset overrides", "
   CHECK(o->sources[0].fields == std::vector<std::string>{"dense_flops_per_s.fp8", "memory_bytes"});
   CHECK(o->sources.back().ref == "test fixture");  // the preset's own sources follow
 
+  auto w = cat.resolve_model(kGood + "override-tiny-model.yaml", d);
+  INFO(d.format());
+  REQUIRE(w);
+  CHECK(w->name == "tiny-wide");
+  CHECK(w->hidden == 128);
+  CHECK(w->head_dim == 32);  // 128 / 4, derived again
+  CHECK(w->kv_heads == 2);
+  CHECK(w->layers == 2);
+  CHECK(w->aliases.empty());
+
   // A full spec given as a path loads like a catalog file.
   auto m = cat.resolve_model(kGood + "catalog/models/tiny.yaml", d);
   REQUIRE(m);

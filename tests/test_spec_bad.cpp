@@ -175,6 +175,12 @@ const std::vector<Case>& bad_cases() {
       {"unknown-stack-class.yaml",
        As::stack,
        {"unknown-stack-class.yaml:10:3: error: classes.tpu: unknown key (did you mean 'cpu'?)"}},
+      // Catalog entries are full specs: a preset there would hide the real values' sources.
+      {"preset-in-catalog.yaml",
+       As::hardware,
+       {"preset-in-catalog.yaml:3:9: error: preset: expected a full hardware spec here, found a "
+        "preset override (presets apply to files given on the command line, not to catalog "
+        "entries)"}},
       {"unknown-preset.yaml",
        As::override_hw,
        {"unknown-preset.yaml:3:9: error: preset: unknown hardware 'tiny-gpuu' (did you mean "
