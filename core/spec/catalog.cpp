@@ -78,8 +78,9 @@ void add_entry(Spec spec, const Document& doc, std::string_view kind, std::vecto
       for (const auto& oa : other.aliases) hit = hit || normalize_name(oa) == ak;
       if (!hit) continue;
       clash = true;
-      const Position p =
-          aliases.IsSequence() && a < aliases.size() ? node_position(aliases[a]) : Position{};
+      const Position p = aliases.IsDefined() && aliases.IsSequence() && a < aliases.size()
+                             ? node_position(aliases[a])
+                             : Position{};
       diags.error(doc.file, p.line, p.col, fmt::format("aliases[{}]", a),
                   fmt::format("alias '{}' also names {} '{}' (in {})", spec.aliases[a], kind,
                               other.name, files[i]));
