@@ -416,3 +416,41 @@ TEST_CASE("the shipped catalog in data/ loads without a single diagnostic", "[un
     for (const auto& a : h.aliases) CHECK(cat.find_hardware(a) == &h);
   }
 }
+
+TEST_CASE("hostile YAML never throws, always explains", "[unit]") {
+  // Shapes a loader does not expect anywhere: each must become diagnostics, not an exception.
+  const char* texts[] = {
+      "",
+      "~",
+      "42",
+      "[1, 2, 3]",
+      "schema_version: 1\nkind: model\n? [complex, key]\n: 1\n",
+      "schema_version: 1\nkind: model\nname: ~\nlayers: .inf\nhidden: -.nan\n",
+      "schema_version: 1\nkind: model\nlayers: &a 3\nhidden: *a\nmoe: [1]\nmla: 7\n",
+      "schema_version: 1\nkind: model\nsources: 5\n",
+      "schema_version: 1\nkind: model\nsources: [1, {fields: 2, ref: [], date: {}}]\n",
+      "schema_version: '1'\nkind: [model]\n",
+      "schema_version: 1\nkind: hardware\nclass: {gpu: 1}\ndense_flops_per_s: [1]\n",
+      "schema_version: 1\nkind: hardware\ncpu: {isa: avx2}\nclass: cpu\nlink: {kind: [x]}\n",
+      "schema_version: 1\nkind: stack\nclasses: {gpu: 5, cpu: {supported: maybe}}\n",
+      "schema_version: 1\nkind: model\nlayers: 1e400\nheads: 0x10\nvocab: 3 GB\n",
+      "schema_version: 1\nkind: model\naliases: [[a], {b: c}]\nname: x\n",
+      "{schema_version: 1, kind: model, layers: 1, layers: 2}",
+      "schema_version: 1\nkind: model\n\tlayers: 2\n",
+  };
+  for (const char* t : texts) {
+    INFO(t);
+    for (int kind = 0; kind < 3; ++kind) {
+      Diagnostics d;
+      const Document doc = parse_text(t, "h.yaml", d);
+      bool loaded = false;
+      REQUIRE_NOTHROW([&] {
+        if (kind == 0) loaded = load_model(doc, d).has_value();
+        if (kind == 1) loaded = load_hardware(doc, d).has_value();
+        if (kind == 2) loaded = load_stack(doc, d).has_value();
+      }());
+      CHECK_FALSE(loaded);
+      CHECK(d.has_errors());
+    }
+  }
+}
