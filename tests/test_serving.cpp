@@ -297,8 +297,9 @@ TEST_CASE("analytic path agrees with the simulator on a realistic LLM case", "[m
   // Llama-3-8B-like roofline, Poisson chat traffic: prompts lognormal mean 512 (sigma 0.6),
   // outputs lognormal mean 256 (sigma 0.6), vLLM defaults (256 seqs, 8192 tokens, chunked).
   // Tolerances: the analytic path replaces the batch-size dynamics by its mean (Little's law on an
-  // Erlang occupancy) and the latency distributions by gamma fits, so means agree within 15% and
-  // P99s within 35% (stated in docs/serving.md).
+  // Erlang occupancy) and the latency distributions by gamma fits, so batch, TPOT and E2E means
+  // agree within 15%, TTFT means within 20% and P99s within 35% (docs/serving.md: observed 2-13%
+  // on means, up to 29% on the TTFT P99, which the analytic path underestimates).
   RooflineStep m;
   const auto prompt = *lognormal_length_mean_sigma(512, 0.6);
   const auto output = *lognormal_length_mean_sigma(256, 0.6);
@@ -332,7 +333,8 @@ TEST_CASE("analytic path agrees with the simulator on a realistic LLM case", "[m
     CHECK(a->all.tpot.mean_s == Approx(s->all.tpot.mean_s).epsilon(0.15));
     CHECK(a->all.e2e.mean_s == Approx(s->all.e2e.mean_s).epsilon(0.15));
     CHECK(a->all.e2e.p99_s == Approx(s->all.e2e.p99_s).epsilon(0.35));
-    CHECK(a->all.ttft.mean_s == Approx(s->all.ttft.mean_s).epsilon(0.35));
+    CHECK(a->all.ttft.mean_s == Approx(s->all.ttft.mean_s).epsilon(0.2));
+    CHECK(a->all.ttft.p99_s == Approx(s->all.ttft.p99_s).epsilon(0.35));
     CHECK(a->mean_batch == Approx(s->mean_batch).epsilon(0.15));
     CHECK(a->throughput_rps == Approx(s->throughput_rps).epsilon(0.05));
   }

@@ -101,6 +101,33 @@ struct Moments {
   }
 };
 
+// E[X^3] of a length distribution (for the skew of step times).
+double third_moment(const LengthDist& d) {
+  switch (d.kind) {
+    case LengthKind::fixed:
+      return d.value_tokens * d.value_tokens * d.value_tokens;
+    case LengthKind::exponential:
+      return 6 * d.value_tokens * d.value_tokens * d.value_tokens;
+    case LengthKind::lognormal:
+      return std::exp(3 * d.mu + 4.5 * d.sigma * d.sigma);
+    case LengthKind::uniform: {
+      double s = 0;  // sum of x^3 over min..max by the closed form of sum k^3
+      const auto cube_sum = [](double n) { return n * n * (n + 1) * (n + 1) / 4; };
+      s = cube_sum(d.max_tokens) - cube_sum(d.min_tokens - 1);
+      return s / (d.max_tokens - d.min_tokens + 1);
+    }
+    case LengthKind::histogram: {
+      double w = 0, s = 0;
+      for (size_t i = 0; i < d.bin_tokens.size(); ++i) {
+        w += d.bin_weights[i];
+        s += d.bin_weights[i] * d.bin_tokens[i] * d.bin_tokens[i] * d.bin_tokens[i];
+      }
+      return w > 0 ? s / w : 0;
+    }
+  }
+  return 0;
+}
+
 struct ClassIn {
   const RequestClass* cls = nullptr;
   double qps = 0, w = 0;
@@ -114,7 +141,7 @@ struct Point {
   double b = 1;       // mean running batch while busy
   double tau = 0;     // time between a request's output tokens
   double t0 = 0;      // bare decode step at batch b
-  double dt0_db = 0;  // its slope in the batch
+  double k = 0;       // marginal step time per prompt token
   double s_mean = 0;  // slot holding time, mixed over classes
   double s_var = 0;
   double erlang_c = 0;  // probability an arrival waits for a slot
@@ -152,6 +179,12 @@ class Analyzer {
       wc += c.w * (c.o_mean - 1) * (c.p_mean + c.o_mean / 2);
     }
     ctx_d_ = wd > 0 ? wc / wd : p_bar_;
+    for (const auto& c : in_) {
+      p2_ += c.w * (c.p_var + c.p_mean * c.p_mean);
+      p3_ += c.w * third_moment(c.cls->prompt_tokens);
+    }
+    const double p1 = std::max(1.0, p_bar_);
+    prefill_slope_ = std::max(0.0, (m_.prefill_s(1, 2 * p1, 0) - m_.prefill_s(1, p1, 0)) / p1);
     foot_ += cfg_.kv_block_tokens / 2.0;  // half a block of rounding per sequence
     kv_tokens_ = cfg_.kv_capacity_tokens > 0 ? cfg_.kv_capacity_tokens : m_.kv_capacity_tokens();
     const double kv_slots = std::floor(kv_tokens_ / foot_);
@@ -201,13 +234,14 @@ class Analyzer {
     if (f <= 1e-12) return t0;
     return t0 * (1 - f) + m_.mixed_step_s(p, pc, b0 + 1, ctx_d_) * f;
   }
-  // Time from admission to the first token for a mean prompt of class c at running batch b.
-  double prefill_time(const ClassIn& c, double b, double /*tau*/) const {
+  // Time from admission to the first token for a prompt of `prompt` tokens at running batch b
+  // (the other prompts sharing its step are added by the caller).
+  double prefill_time(double prompt, double b) const {
     const double others = std::max(0.0, b - 1);
-    if (!cfg_.chunked_prefill) return m_.prefill_s(1, c.p_mean, 0);
+    if (!cfg_.chunked_prefill) return m_.prefill_s(1, prompt, 0);
     const double avail = std::max(1.0, cfg_.max_batched_tokens - others);
-    const double n = std::ceil(c.p_mean / avail);
-    return n * mix(c.p_mean / n, c.p_mean / 2, others);
+    const double n = std::ceil(prompt / avail);
+    return n * mix(prompt / n, prompt / 2, others);
   }
 
   Point point(double lambda, double a) const;
@@ -218,6 +252,8 @@ class Analyzer {
   std::vector<ClassIn> in_;
   double design_total_ = 0;
   double p_bar_ = 0, l_bar_ = 0, ca2_ = 0, foot_ = 0, ctx_d_ = 0, kv_tokens_ = 0;
+  double p2_ = 0, p3_ = 0;    // E[P^2], E[P^3] of prompt lengths over the class mix
+  double prefill_slope_ = 0;  // unchunked: marginal prefill time per prompt token
   int c_ = 1;
   bool kv_limited_ = false;
 };
@@ -247,15 +283,15 @@ Point Analyzer::point(double lambda, double a) const {
   pt.u = 1 - pt.u;
   pt.b = pt.u > 1e-12 ? std::clamp(a / pt.u, 1.0, static_cast<double>(c_)) : 1.0;
   pt.t0 = dec(pt.b);
-  pt.dt0_db = pt.b + 1 <= cfg_.max_seqs ? dec(pt.b + 1) - pt.t0 : 0;
   // Arrivals keep coming at lambda while a request decodes (PASTA), so the prefill work fused
   // into, or interleaved with, its steps is lambda * (prefill work) per second of its life.
   double tau = pt.t0;
   if (cfg_.chunked_prefill) {
     // Each step carries lambda * P * tau prompt tokens; the step grows by k per token.
     const double chunk = std::max(1.0, std::min(p_bar_, cfg_.max_batched_tokens - pt.b));
-    const double k = (mix(chunk, p_bar_ / 2, pt.b) - pt.t0) / chunk;
-    const double load = std::max(0.0, k) * lambda * p_bar_;
+    const double k = std::max(0.0, (mix(chunk, p_bar_ / 2, pt.b) - pt.t0) / chunk);
+    pt.k = k;
+    const double load = k * lambda * p_bar_;
     if (load >= 1) return pt;
     tau = pt.t0 / (1 - load);
     if (lambda * p_bar_ * tau > cfg_.max_batched_tokens) return pt;
@@ -264,14 +300,15 @@ Point Analyzer::point(double lambda, double a) const {
     double f = 0;
     for (const auto& c : in_) f += lambda * c.w * m_.prefill_s(1, c.p_mean, 0);
     if (f >= 1) return pt;
+    pt.k = prefill_slope_;
     tau = pt.t0 / (1 - f);
   }
   pt.tau = tau;
   double s1 = 0, s2 = 0;
   for (const auto& c : in_) {
-    const double tp = prefill_time(c, pt.b, tau);
+    const double tp = prefill_time(c.p_mean, pt.b);
     const double s = tp + (c.o_mean - 1) * tau;
-    const double tp_var = c.p_mean > 0 ? (tp / c.p_mean) * (tp / c.p_mean) * c.p_var : 0;
+    const double tp_var = pt.k * pt.k * c.p_var;
     const double v = tau * tau * c.o_var + tp_var;
     s1 += c.w * s;
     s2 += c.w * (v + s * s);
@@ -304,7 +341,7 @@ ServingResult Analyzer::eval(double total_qps) const {
       double x = std::isfinite(glo) ? (lo * ghi - hi * glo) / (ghi - glo) : (lo + hi) / 2;
       if (!(x > lo && x < hi)) x = (lo + hi) / 2;
       const double gx = g(x, pt);
-      if (std::fabs(gx) <= 1e-12 * std::max(x, 1e-9)) {
+      if (std::fabs(gx) <= 1e-9 * std::max(x, 1e-9)) {
         hi = x;
         phi = pt;
         break;
@@ -321,7 +358,7 @@ ServingResult Analyzer::eval(double total_qps) const {
         if (side == 1 && std::isfinite(glo)) glo /= 2;
         side = 1;
       }
-      if (hi - lo <= 1e-9 * std::max(1.0, hi)) break;
+      if (hi - lo <= 1e-7 * std::max(1.0, hi)) break;
     }
     // The upper end of the bracket: at or just above the fixed point (conservative).
     a = hi;
@@ -371,8 +408,28 @@ ServingResult Analyzer::eval(double total_qps) const {
     if (wq <= 0 || tail >= wait_prob) return 0.0;
     return wq / wait_prob * std::log(wait_prob / tail);
   };
-  // With several slots an admitted request still waits for the running step to end.
-  const double residual = c_ > 1 ? pt.u * pt.tau / 2 : 0;
+  // With several slots an admitted request still waits for the running step to end, and shares
+  // its first step with the prompts that arrived meanwhile. A busy step is t = t0 + k X with X the
+  // prompt tokens in it, compound Poisson over lambda * tau arrivals: Var X = lambda tau E[P^2],
+  // third cumulant lambda tau E[P^3]. An arrival lands in a length-biased step, so its residual R
+  // has E[R] = u E[t^2] / (2 E[t]), E[R^2] = u E[t^3] / (3 E[t]), and the prompts admitted with
+  // it arrived during a step of mean length E[t^2] / E[t]. (At c = 1 the M/G/1 wait covers this.)
+  double r1 = 0, r_var = 0, other_mean = 0, other_var = 0;
+  if (c_ > 1) {
+    const double k = pt.k, et = pt.tau, lt = lambda * pt.tau;
+    const double var_x = lt * p2_;
+    const double et2 = et * et + k * k * var_x;
+    const double et3 = et * et * et + 3 * et * k * k * var_x + k * k * k * lt * p3_;
+    r1 = pt.u * et2 / (2 * et);
+    r_var = std::max(0.0, pt.u * et3 / (3 * et) - r1 * r1);
+    const double tb = et2 / et;
+    other_mean = k * lambda * p_bar_ * tb;
+    other_var = k * k * lambda * tb * p2_;
+  }
+  // Everything but the request's own prompt, as a gamma; the own prompt through the step model at
+  // the prompt quantile (the roofline is not linear in the prompt); the two excesses over their
+  // means add in quadrature.
+  const Moments rest{wq + r1 + other_mean, wait.var + r_var + other_var};
 
   r.stable = true;
   r.utilisation = pt.u;
@@ -387,30 +444,42 @@ ServingResult Analyzer::eval(double total_qps) const {
   r.queue_max = lambda * wait_quantile(99);
   r.note = kv_limited_ ? fmt::format("batch limited to {} sequences by the KV cache", c_) : "";
 
+  const double dt0_db = pt.b + 1 <= cfg_.max_seqs ? dec(pt.b + 1) - pt.t0 : 0;
   const auto tpot_at = [&](double pct) {
     // The batch a request sees fluctuates like a Poisson count around b (not averaged over the
     // request's life: conservative for long outputs).
     const double z = normal_quantile(pct / 100);
     const double bq = std::clamp(pt.b + z * std::sqrt(pt.b), 1.0, static_cast<double>(c_));
-    return pt.tau * std::max(0.0, pt.t0 + pt.dt0_db * (bq - pt.b)) / pt.t0;
+    return pt.tau * std::max(0.0, pt.t0 + dt0_db * (bq - pt.b)) / pt.t0;
   };
   Moments all_ttft, all_e2e;
   double all_ttft2 = 0, all_e2e2 = 0;
   for (const auto& c : in_) {
     ClassLatency cl;
     cl.name = c.cls->name;
-    const double tp = prefill_time(c, pt.b, pt.tau);
-    const double tp_var = c.p_mean > 0 ? (tp / c.p_mean) * (tp / c.p_mean) * c.p_var : 0;
-    const Moments ttft{wq + residual + tp, wait.var + tp_var};
+    const double tp = prefill_time(c.p_mean, pt.b);
+    const double tp_var = pt.k * pt.k * c.p_var;
+    const Moments ttft{rest.mean + tp, rest.var + tp_var};
+    double memo_pct = -1, memo = 0;  // P99 is usually also the SLA percentile
+    const auto ttft_at = [&](double pct) {
+      if (pct == memo_pct) return memo;
+      auto pq = quantile(c.cls->prompt_tokens, pct);
+      const double dy = pq ? prefill_time(*pq, pt.b) - tp : 0;
+      const double dx = rest.quantile(pct) - rest.mean;
+      const double d = std::sqrt(dx * dx + dy * dy);
+      memo_pct = pct;
+      memo = std::max(0.0, ttft.mean + (dx + dy < 0 ? -d : d));
+      return memo;
+    };
     const Moments e2e{ttft.mean + (c.o_mean - 1) * pt.tau,
-                      wait.var + tp_var + pt.tau * pt.tau * c.o_var};
-    cl.ttft = ttft.summary();
+                      rest.var + tp_var + pt.tau * pt.tau * c.o_var};
+    cl.ttft = LatencySummary{ttft.mean, ttft_at(50), ttft_at(90), ttft_at(99)};
     cl.e2e = e2e.summary();
     cl.tpot = c.o_mean > 1 ? LatencySummary{pt.tau, tpot_at(50), tpot_at(90), tpot_at(99)}
                            : LatencySummary{};
     cl.queue_wait = LatencySummary{wq, wait_quantile(50), wait_quantile(90), wait_quantile(99)};
     const Sla& sla = c.cls->sla;
-    if (sla.ttft.set()) cl.ttft_at_sla_s = ttft.quantile(sla.ttft.percentile);
+    if (sla.ttft.set()) cl.ttft_at_sla_s = ttft_at(sla.ttft.percentile);
     if (sla.tpot.set()) cl.tpot_at_sla_s = c.o_mean > 1 ? tpot_at(sla.tpot.percentile) : 0;
     if (sla.e2e.set()) cl.e2e_at_sla_s = e2e.quantile(sla.e2e.percentile);
     cl.throughput_rps = lambda * c.w;
@@ -424,7 +493,7 @@ ServingResult Analyzer::eval(double total_qps) const {
   all_ttft.var = std::max(0.0, all_ttft2 - all_ttft.mean * all_ttft.mean);
   all_e2e.var = std::max(0.0, all_e2e2 - all_e2e.mean * all_e2e.mean);
   r.all.name = "all";
-  r.all.ttft = all_ttft.summary();
+  r.all.ttft = r.classes.size() == 1 ? r.classes[0].ttft : all_ttft.summary();
   r.all.e2e = all_e2e.summary();
   r.all.tpot =
       l_bar_ > 1 ? LatencySummary{pt.tau, tpot_at(50), tpot_at(90), tpot_at(99)} : LatencySummary{};
