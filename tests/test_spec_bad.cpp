@@ -160,6 +160,10 @@ const std::vector<Case>& bad_cases() {
        As::hardware,
        {"sparse-key-in-dense.yaml:7:16: error: dense_flops_per_s.bf16_sparse: sparse peak under a "
         "dense key (sparse peaks go under sparse_flops_per_s, keyed by compute type)"}},
+      {"cpu-bandwidth-mismatch.yaml",
+       As::hardware,
+       {"cpu-bandwidth-mismatch.yaml:8:31: error: memory_bandwidth_bytes_per_s: expected "
+        "cpu.memory_channels x cpu.memory_speed_mt_s x 8 B = 307.2 GB/s, found 400 GB/s"}},
       {"cpu-block-on-gpu.yaml",
        As::hardware,
        {"cpu-block-on-gpu.yaml:10:3: error: cpu: expected no cpu block for class gpu, found one "

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 
 #include "infercap/precision.hpp"
@@ -225,6 +226,16 @@ void read_hardware(Reader& r, HardwareSpec& h, bool full) {
       if (s == "avx512_vnni") c.avx512_vnni = true;
       if (s.rfind("amx", 0) == 0) c.amx = true;
     }
+  }
+  // A socket's DRAM bandwidth is defined as channels x MT/s x 8 B (docs/spec-reference.md); a
+  // figure that disagrees is a typo or a number from another configuration.
+  const double formula = c.memory_channels * c.memory_speed_mt_s * 1e6 * 8.0;
+  const double stated = h.memory_bandwidth_bytes_per_s;
+  if (formula > 0 && stated > 0 && std::fabs(stated - formula) > 0.01 * formula) {
+    r.error("memory_bandwidth_bytes_per_s",
+            fmt::format("expected cpu.memory_channels x cpu.memory_speed_mt_s x 8 B = {}, found {}",
+                        format_quantity(formula, Dim::bytes_per_s, 4),
+                        format_quantity(stated, Dim::bytes_per_s, 4)));
   }
 }
 
