@@ -2,6 +2,7 @@
 // summarise |error| per metric and per source. With --fit, fit a stack's physical parameters to
 // the rows first (and write the stack YAML with its provenance).
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
@@ -52,7 +53,8 @@ std::string source_tag(const MeasurementRow& r) {
 }
 
 // Which stack parameters the rows of one class can determine.
-std::vector<StackParam> params_for(HwClass cls, const std::vector<BenchCase>& cases) {
+std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
+                                   const std::vector<BenchCase>& cases) {
   bool has_quant = false, has_native = false, has_long = false, has_prefill = false;
   for (const auto& c : cases) {
     const bool q = is_block_quantised(c.deployment.precision.weights);
@@ -64,17 +66,35 @@ std::vector<StackParam> params_for(HwClass cls, const std::vector<BenchCase>& ca
       has_long = true;
     }
   }
+  bool has_units = false, has_quant_decode = false, has_native_decode = false;
+  for (const auto& c : cases) {
+    has_units = has_units || (c.hardware.compute_units > 0 && c.hardware.clock_hz > 0);
+    if (c.metric == BenchMetric::generation_tokens_per_s) {
+      (is_block_quantised(c.deployment.precision.weights) ? has_quant_decode : has_native_decode) =
+          true;
+    }
+  }
   std::vector<StackParam> p{StackParam::weight_bandwidth_fraction};
   if (cls == HwClass::cpu || cases.size() < 16) {
-    if (has_prefill) p.push_back(StackParam::gemm_compute_fraction);
+    if (has_prefill && has_native) p.push_back(StackParam::gemm_compute_fraction);
+    if (has_prefill && has_quant) p.push_back(StackParam::quantised_gemm_compute_fraction);
     p.push_back(StackParam::step_overhead_s);
     return p;
   }
   p.push_back(StackParam::step_overhead_s);
+  // Optional mechanisms are switched on in the stack file (a non-zero start value); the fit only
+  // sets their size.
+  if (has_units && has_native_decode && start.issue_cycles_per_weight > 0) {
+    p.push_back(StackParam::issue_cycles_per_weight);
+  }
+  if (has_units && has_quant_decode && start.quantised_issue_cycles_per_weight > 0) {
+    p.push_back(StackParam::quantised_issue_cycles_per_weight);
+  }
   if (has_long) p.push_back(StackParam::kv_bandwidth_fraction);
   if (has_native) p.push_back(StackParam::gemm_compute_fraction);
   if (has_quant) p.push_back(StackParam::quantised_gemm_compute_fraction);
   if (has_long && has_prefill) p.push_back(StackParam::attention_compute_fraction);
+  if (has_prefill && start.flops_per_watt > 0) p.push_back(StackParam::flops_per_watt);
   return p;
 }
 
@@ -128,7 +148,7 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
                {"rms_log_error_after", Dim::dimensionless}};
   std::vector<std::string> notes;
   for (auto& [cls, cases] : by_class) {
-    const auto params = params_for(cls, cases);
+    const auto params = params_for(cls, fitted.for_class(cls), cases);
     auto r = fit_stack(fitted, cls, cases, params);
     if (!r) {
       diags.error("", 0, 0, "--fit", fmt::format("{} rows: {}", hw_class_name(cls), r.error().message));

@@ -1,6 +1,7 @@
 #pragma once
 // Pieces every command shares: loading the catalog, resolving the names a user typed, turning
 // precision flags into a Deployment, printing diagnostics with the documented exit code.
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 

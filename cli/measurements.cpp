@@ -211,6 +211,10 @@ std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
     if (m.reason.empty()) {
       std::string why;
       m.stack_name = stack_for_row(r, catalog, hw->hw_class, &why);
+      // llama.cpp's 8-bit format is Q8_0 (int8 blocks with an fp16 scale per 32 weights).
+      if (m.stack_name.rfind("llama.cpp", 0) == 0 && c.deployment.precision.weights == DType::int8) {
+        c.deployment.precision.weights = DType::q8_0;
+      }
       m.bench = std::move(c);
     }
     out.push_back(std::move(m));

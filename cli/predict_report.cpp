@@ -33,17 +33,17 @@ ResultTable operator_table(const StepBreakdown& b, const std::string& title) {
                {"weight_bytes", Dim::bytes},     {"kv_bytes", Dim::bytes},
                {"activation_bytes", Dim::bytes}, {"comm_bytes", Dim::bytes},
                {"compute_s", Dim::seconds},      {"memory_s", Dim::seconds},
-               {"overhead_s", Dim::seconds}};
+               {"issue_s", Dim::seconds},        {"overhead_s", Dim::seconds}};
   for (const auto& o : b.ops) {
     t.add({std::string(o.cost.name), std::string(op_kind_name(o.cost.kind)), o.time_s,
            b.time_s > 0 ? o.time_s / b.time_s : 0.0, std::string(bound_name(o.bound)),
            o.cost.flops, o.cost.weight_bytes, o.cost.kv_bytes, o.cost.activation_bytes,
-           o.cost.comm_bytes, o.compute_s, o.memory_s, o.overhead_s});
+           o.cost.comm_bytes, o.compute_s, o.memory_s, o.issue_s, o.overhead_s});
   }
   if (b.step_overhead_s > 0) {
     t.add({std::string("step_overhead"), std::string("overhead"), b.step_overhead_s,
            b.time_s > 0 ? b.step_overhead_s / b.time_s : 0.0, std::string("overhead"), 0.0, 0.0,
-           0.0, 0.0, 0.0, 0.0, 0.0, b.step_overhead_s});
+           0.0, 0.0, 0.0, 0.0, 0.0, 0.0, b.step_overhead_s});
   }
   return t;
 }
@@ -123,7 +123,7 @@ std::string render_prediction(const Prediction& p, const PerfModel& perf, Format
                        dtype_name(d.precision.kv), compute_type_name(perf.compute_type()),
                        perf.stack().name);
   }
-  const std::string sep = f == Format::csv ? "\n" : "\n";
+  const std::string sep = "\n";
   out += render(prediction_summary_table(p), f) + sep;
   out += render(memory_table(p.memory), f) + sep;
   out += render(operator_table(p.prefill, "prefill operators (one step, all prompts)"), f) + sep;

@@ -48,6 +48,13 @@ std::string stack_to_yaml(const StackSpec& s) {
     o += fmt::format("    step_overhead_s: {:.4g}\n", e.step_overhead_s);
     o += fmt::format("    fused_attention: {}\n", e.fused_attention);
     o += fmt::format("    block_formats_use_int8: {}\n", e.block_formats_use_int8);
+    o += fmt::format("    issue_cycles_per_weight: {:.4g}\n", e.issue_cycles_per_weight);
+    o += fmt::format("    quantised_issue_cycles_per_weight: {:.4g}\n",
+                     e.quantised_issue_cycles_per_weight);
+    o += fmt::format("    activation_bytes_per_element: {:.4g}\n", e.activation_bytes_per_element);
+    o += fmt::format("    prefill_chunk_tokens: {:.6g}\n", e.prefill_chunk_tokens);
+    o += fmt::format("    prefill_batch_tokens: {:.6g}\n", e.prefill_batch_tokens);
+    o += fmt::format("    flops_per_watt: {:.4g}\n", e.flops_per_watt);
   }
   o += "sources:\n";
   for (const auto& src : s.sources) {

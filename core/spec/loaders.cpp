@@ -187,6 +187,8 @@ void read_hardware(Reader& r, HardwareSpec& h, bool full) {
   } else if (full) {
     h.link_kind = "none";
   }
+  get(r, "compute_units", h.compute_units, false, Range::positive());
+  get(r, "clock_hz", h.clock_hz, false, Range::non_negative());
   get(r, "tdp_w", h.tdp_w, false, Range::non_negative());
   get(r, "idle_w", h.idle_w, false, Range::non_negative());
   get(r, "devices_per_server", h.devices_per_server, false, Range::positive());
@@ -284,6 +286,14 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     get(*c, "step_overhead_s", e.step_overhead_s, false, Range::non_negative());
     get(*c, "fused_attention", e.fused_attention, false);
     get(*c, "block_formats_use_int8", e.block_formats_use_int8, false);
+    get(*c, "issue_cycles_per_weight", e.issue_cycles_per_weight, false, Range::non_negative());
+    get(*c, "quantised_issue_cycles_per_weight", e.quantised_issue_cycles_per_weight, false,
+        Range::non_negative());
+    get(*c, "activation_bytes_per_element", e.activation_bytes_per_element, false,
+        Range::non_negative());
+    get(*c, "prefill_chunk_tokens", e.prefill_chunk_tokens, false, Range::non_negative());
+    get(*c, "prefill_batch_tokens", e.prefill_batch_tokens, false, Range::non_negative());
+    get(*c, "flops_per_watt", e.flops_per_watt, false, Range::non_negative());
   }
   if (full && !any && classes->keys().empty())
     r.error("classes", "expected at least one of [cpu, gpu, npu, fpga], found an empty mapping");

@@ -12,8 +12,8 @@ std::string_view op_kind_name(OpKind k) {
 }
 
 std::string_view bound_name(Bound b) {
-  static constexpr std::array<std::string_view, 4> kNames{"compute", "memory", "overhead",
-                                                          "communication"};
+  static constexpr std::array<std::string_view, 5> kNames{"compute", "memory", "overhead",
+                                                          "communication", "issue"};
   return kNames[static_cast<int>(b)];
 }
 

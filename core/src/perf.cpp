@@ -195,6 +195,9 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   r.gemm_flops = flops * (is_block_quantised(dep.precision.weights)
                               ? eff.quantised_gemm_compute_fraction
                               : eff.gemm_compute_fraction);
+  if (eff.flops_per_watt > 0 && hw.tdp_w > 0 && !stack.datasheet_peaks) {
+    r.gemm_flops = std::min(r.gemm_flops, hw.tdp_w * eff.flops_per_watt);
+  }
   r.attn_flops = attn_flops * eff.attention_compute_fraction;
   r.link_bw = hw.link_bandwidth_bytes_per_s;
   r.link_latency = hw.link_latency_s > 0 ? hw.link_latency_s : kDefaultLinkLatencyS;
@@ -204,6 +207,17 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   }
   r.step_overhead = eff.step_overhead_s;
   r.gemm_m_half = eff.gemm_m_half;
+  {
+    const double cycles = is_block_quantised(dep.precision.weights)
+                              ? eff.quantised_issue_cycles_per_weight
+                              : eff.issue_cycles_per_weight;
+    double unit_hz = static_cast<double>(hw.compute_units) * hw.clock_hz;
+    if (hw.hw_class == HwClass::cpu && hw.cpu) {
+      const double clock = hw.cpu->base_clock_hz > 0 ? hw.cpu->base_clock_hz : hw.clock_hz;
+      unit_hz = std::min<double>(threads > 0 ? threads : hw.cpu->cores, hw.cpu->cores) * clock;
+    }
+    if (cycles > 0 && unit_hz > 0 && !stack.datasheet_peaks) r.weights_per_s = unit_hz / cycles;
+  }
   // A model whose weights fit in the measured cache streams them at cache speed.
   if (profile != nullptr && profile->cache_bandwidth_bytes_per_s > 0 && !stack.datasheet_peaks) {
     const double w = total_params(model) * bytes_per_element(dep.precision.weights) /
@@ -221,6 +235,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
                              hw.name)};
   }
 
+  m.weight_bytes_per_element_ = bytes_per_element(dep.precision.weights);
   m.weight_bytes_dev_ =
       total_params(model) * bytes_per_element(dep.precision.weights) / (dep.tp * dep.pp);
   // KV heads split across tensor-parallel ranks, replicated once there are fewer heads than ranks;
@@ -250,7 +265,12 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out) const {
     const double comm_s =
         o.comm_bytes > 0 ? o.comm_bytes / r.link_bw + o.collectives * r.link_latency : 0.0;
     const double overhead_s = o.kernels * r.kernel_overhead;
-    const double t = std::max(compute_s, memory_s) + comm_s + overhead_s;
+    // Weight-streaming kernels are also limited by how fast their units issue per weight.
+    double issue_s = 0;
+    if (r.weights_per_s > 0 && (o.kind == OpKind::gemm || o.kind == OpKind::expert_gemm)) {
+      issue_s = o.weight_bytes / weight_bytes_per_element_ / r.weights_per_s;
+    }
+    const double t = std::max({compute_s, memory_s, issue_s}) + comm_s + overhead_s;
     total += t;
     if constexpr (kCollect) {
       OpTime ot;
@@ -260,9 +280,11 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out) const {
       ot.comm_s = comm_s;
       ot.overhead_s = overhead_s;
       ot.time_s = t;
-      const double top = std::max({compute_s, memory_s, comm_s, overhead_s});
-      ot.bound = top == comm_s && comm_s > 0       ? Bound::communication
+      ot.issue_s = issue_s;
+      const double top = std::max({compute_s, memory_s, issue_s, comm_s, overhead_s});
+      ot.bound = top == comm_s && comm_s > 0           ? Bound::communication
                  : top == overhead_s && overhead_s > 0 ? Bound::overhead
+                 : top == issue_s && issue_s > 0       ? Bound::issue
                  : compute_s >= memory_s               ? Bound::compute
                                                        : Bound::memory;
       out->ops.push_back(ot);
@@ -285,7 +307,8 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
   const double M = B * q;  // tokens in the step
   const double h = md.hidden;
   const double wb = bytes_per_element(dep_.precision.weights);
-  const double ab = bytes_per_element(dep_.precision.activations) >= 2
+  const double ab = eff_.activation_bytes_per_element > 0 ? eff_.activation_bytes_per_element
+                    : bytes_per_element(dep_.precision.activations) >= 2
                         ? bytes_per_element(dep_.precision.activations)
                         : 2.0;  // int8/fp8 activations still move as 16-bit between kernels
   const double kvb = bytes_per_element(dep_.precision.kv);
@@ -476,7 +499,19 @@ double PerfModel::decode_step_s(int batch, double context) const {
 
 double PerfModel::prefill_s(int batch, double prompt, double past) const {
   if (batch <= 0 || prompt <= 0) return 0;
-  return step<false>(prompt, batch, past, true, nullptr);
+  const double t = step<false>(prompt, batch, past, true, nullptr);
+  return pipelined(t, batch * prompt);
+}
+
+double PerfModel::pipelined(double sequential_s, double tokens) const {
+  // U chunks through S stages: (U + S - 1) stage-times, each 1/(U S) of the sequential time.
+  const double chunk = eff_.prefill_chunk_tokens;
+  if (dep_.pp <= 1 || chunk <= 0 || tokens <= chunk) return sequential_s;
+  const double group = eff_.prefill_batch_tokens > 0 ? std::min(tokens, eff_.prefill_batch_tokens)
+                                                     : tokens;
+  const double u = std::max(1.0, std::ceil(group / chunk));
+  const double s = dep_.pp;
+  return sequential_s * (u + s - 1) / (u * s);
 }
 
 double PerfModel::mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,
@@ -499,7 +534,16 @@ StepBreakdown PerfModel::decode_breakdown(int batch, double context) const {
 
 StepBreakdown PerfModel::prefill_breakdown(int batch, double prompt, double past) const {
   StepBreakdown b;
-  if (batch > 0 && prompt > 0) step<true>(prompt, batch, past, true, &b);
+  if (batch > 0 && prompt > 0) {
+    step<true>(prompt, batch, past, true, &b);
+    // Pipelining shortens the whole pass; scale the ops alike so they still add up.
+    const double scaled = pipelined(b.time_s, batch * prompt);
+    if (b.time_s > 0 && scaled < b.time_s) {
+      const double k = scaled / b.time_s;
+      for (auto& o : b.ops) o.time_s *= k;
+      b.time_s = scaled;
+    }
+  }
   return b;
 }
 

@@ -21,11 +21,12 @@ std::string_view bench_metric_name(BenchMetric m) {
 }
 
 std::string_view stack_param_name(StackParam p) {
-  static constexpr std::array<std::string_view, 7> kNames{
+  static constexpr std::array<std::string_view, 10> kNames{
       "weight_bandwidth_fraction",       "kv_bandwidth_fraction",
       "gemm_compute_fraction",           "quantised_gemm_compute_fraction",
       "attention_compute_fraction",      "kernel_overhead_s",
-      "step_overhead_s"};
+      "step_overhead_s",                 "issue_cycles_per_weight",
+      "quantised_issue_cycles_per_weight", "flops_per_watt"};
   return kNames[static_cast<int>(p)];
 }
 
@@ -65,12 +66,17 @@ double* field(StackEfficiency& e, StackParam p) {
     case StackParam::attention_compute_fraction: return &e.attention_compute_fraction;
     case StackParam::kernel_overhead_s: return &e.kernel_overhead_s;
     case StackParam::step_overhead_s: return &e.step_overhead_s;
+    case StackParam::issue_cycles_per_weight: return &e.issue_cycles_per_weight;
+    case StackParam::quantised_issue_cycles_per_weight: return &e.quantised_issue_cycles_per_weight;
+    case StackParam::flops_per_watt: return &e.flops_per_watt;
   }
   return nullptr;
 }
 
 bool is_fraction(StackParam p) {
-  return p != StackParam::kernel_overhead_s && p != StackParam::step_overhead_s;
+  return p != StackParam::kernel_overhead_s && p != StackParam::step_overhead_s &&
+         p != StackParam::issue_cycles_per_weight &&
+         p != StackParam::quantised_issue_cycles_per_weight && p != StackParam::flops_per_watt;
 }
 
 // Parameters live in log space so they stay positive; overheads get a floor so log() is defined

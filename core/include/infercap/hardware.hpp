@@ -43,6 +43,10 @@ struct HardwareSpec {
   std::string link_kind;   ///< nvlink, pcie, hccs, upi, infinity-fabric, ...
   double link_bandwidth_bytes_per_s = 0;  ///< per device, one direction, device to device
   double link_latency_s = 0;
+  /// Parallel units that issue memory requests: GPU SMs / CUs, NPU cores (CPUs use cpu.cores).
+  /// With `clock_hz` it bounds how fast a kernel can touch weights (see StackEfficiency).
+  int compute_units = 0;
+  double clock_hz = 0;  ///< boost clock of those units; 0 = not stated
   double tdp_w = 0;
   double idle_w = 0;
   int devices_per_server = 1;

@@ -20,7 +20,8 @@ enum class OpKind : unsigned char {
 };
 std::string_view op_kind_name(OpKind k);
 
-enum class Bound : unsigned char { compute, memory, overhead, communication };
+/// compute: FLOPs; memory: bytes; issue: the units' per-weight instruction rate; overhead: launches.
+enum class Bound : unsigned char { compute, memory, overhead, communication, issue };
 std::string_view bound_name(Bound b);
 
 /// One operator's work in one step, already multiplied by how many times it runs (e.g. layers).
@@ -44,6 +45,7 @@ struct OpTime {
   double memory_s = 0;
   double comm_s = 0;
   double overhead_s = 0;
+  double issue_s = 0;
   double time_s = 0;
   Bound bound = Bound::memory;
 };

@@ -108,6 +108,7 @@ class PerfModel {
     double kernel_overhead = 0;
     double step_overhead = 0;
     double gemm_m_half = 0;
+    double weights_per_s = 0;  ///< issue limit of weight-streaming ops (0 = none)
   };
   const Rates& rates() const { return rates_; }
 
@@ -116,6 +117,7 @@ class PerfModel {
   template <bool kCollect>
   double step(double new_tokens_per_seq, int batch, double context, bool is_prefill,
               StepBreakdown* out) const;
+  double pipelined(double sequential_s, double tokens) const;
   template <bool kCollect>
   double eval_ops(const OpCost* ops, int n, StepBreakdown* out) const;
 
@@ -128,6 +130,7 @@ class PerfModel {
   Rates rates_;
   // Per-device static sizes resolved at construction.
   double weight_bytes_dev_ = 0;
+  double weight_bytes_per_element_ = 2;
   double kv_bytes_per_token_dev_ = 0;
 };
 

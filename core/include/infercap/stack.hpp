@@ -30,6 +30,26 @@ struct StackEfficiency {
   /// int8 roof; false = dequantise to the activation type and use its roof (llama.cpp CUDA in
   /// early 2024 dequantised to fp16 for cuBLAS when the batch exceeded a few tokens).
   bool block_formats_use_int8 = true;
+  /// Instruction-issue limit of weight-streaming kernels: cycles one compute unit spends per
+  /// weight element (load, convert, multiply-add). An op on W weights takes at least
+  /// W * cycles / (units * clock). This is why the same GEMV reaches a smaller share of HBM's
+  /// bandwidth than of GDDR's: few units at low clock cannot keep enough bytes in flight.
+  /// 0 = no limit. Block-quantised formats pay their unpacking here.
+  double issue_cycles_per_weight = 0;
+  double quantised_issue_cycles_per_weight = 0;
+  /// Bytes per activation element moved between kernels; 0 = the deployment's activation format.
+  /// llama.cpp keeps activations in fp32 between ops (4) whatever the weight format.
+  double activation_bytes_per_element = 0;
+  /// Prompt tokens processed per forward pass (llama.cpp's n_ubatch). With pipeline stages
+  /// (pp > 1) successive chunks overlap across stages; 0 = the whole prompt in one pass.
+  double prefill_chunk_tokens = 0;
+  /// Tokens submitted together (llama.cpp's n_batch): chunks overlap across pipeline stages only
+  /// within one such batch. 0 = the whole prompt.
+  double prefill_batch_tokens = 0;
+  /// Sustained dense matrix throughput per watt of board power (FLOP/s per W). Under heavy
+  /// tensor load a GPU clocks down to its power limit, so large GEMMs reach at most
+  /// tdp_w x this. 0 = no power cap. A fitted stand-in for the device's energy per FLOP.
+  double flops_per_watt = 0;
 };
 
 struct StackSpec {

@@ -48,6 +48,9 @@ enum class StackParam : unsigned char {
   attention_compute_fraction,
   kernel_overhead_s,
   step_overhead_s,
+  issue_cycles_per_weight,
+  quantised_issue_cycles_per_weight,
+  flops_per_watt,
 };
 std::string_view stack_param_name(StackParam p);
 
