@@ -136,6 +136,51 @@ TEST_CASE("M/M/1: batch-1 exponential service matches the closed forms", "[model
   CHECK(r->utilisation == Approx(rho).epsilon(0.03));
 }
 
+TEST_CASE("GI/M/1: bursty and smooth arrivals against the exact root", "[model]") {
+  // Exponential service of mean 20 ms (as in the M/M/1 case), renewal arrivals with Laplace
+  // transform A*(s). GI/M/1: sigma = A*(mu (1 - sigma)) (solved by iteration below), P(wait) =
+  // sigma, Wq = sigma / (mu (1 - sigma)), sojourn ~ Exp(mu (1 - sigma)): P99 = ln(100) / (mu (1 -
+  // sigma)). Balanced H2 with SCV c2: A*(s) = p1 / (1 + s m1) + p2 / (1 + s m2); gamma with shape
+  // k: A*(s) = (1 + s / (k lambda))^-k.
+  ConstStep m;
+  m.s = 1e-3;
+  const double mu = 50;
+  struct Case {
+    ArrivalProcess arrival;
+    double lambda;
+  };
+  for (const Case k :
+       {Case{{ArrivalKind::hyperexponential, 4}, 25}, Case{{ArrivalKind::gamma, 0.25}, 40}}) {
+    const double mean_gap = 1 / k.lambda, c2 = k.arrival.scv;
+    const auto lst = [&](double s) {
+      if (k.arrival.kind == ArrivalKind::gamma) return std::pow(1 + s * mean_gap * c2, -1 / c2);
+      const double p1 = 0.5 * (1 + std::sqrt((c2 - 1) / (c2 + 1)));
+      const double m1 = mean_gap / (2 * p1), m2 = mean_gap / (2 * (1 - p1));
+      return p1 / (1 + s * m1) + (1 - p1) / (1 + s * m2);
+    };
+    double sigma = 0.5;
+    for (int i = 0; i < 5000; ++i) sigma = lst(mu * (1 - sigma));
+    const double wq = sigma / (mu * (1 - sigma));
+    const double p99 = std::log(100.0) / (mu * (1 - sigma));
+    auto cls = make_class(k.lambda, *fixed_length(1), *exponential_length(20));
+    cls.arrival = k.arrival;
+    SimOptions opt;
+    opt.requests = 300000;
+    opt.warmup_requests = 5000;
+    auto r = simulate(m, single_server(), {cls}, opt);
+    REQUIRE(r);
+    INFO("c2 " << c2 << " sigma " << sigma);
+    // Observed 0.3-3% on the mean wait and 0.3-2.3% on the P99 (3e5 requests).
+    CHECK(r->all.queue_wait.mean_s == Approx(wq).epsilon(0.05));
+    CHECK(r->all.e2e.p99_s == Approx(p99).epsilon(0.04));
+    // The analytic path uses Kingman with the Kraemer/Langenbach-Belz correction (observed within
+    // 7% of the exact Wq on these two cases and two more at other loads).
+    auto a = analyze(m, single_server(), {cls});
+    REQUIRE(a);
+    CHECK(a->all.queue_wait.mean_s == Approx(wq).epsilon(0.1));
+  }
+}
+
 TEST_CASE("closed loop lock-step: exact latency and throughput", "[model]") {
   // B clients, 1-token prompts, L = 10 output tokens, step = a + k * tokens with B tokens in every
   // step: all B requests run in lock step, so e2e = L * (a + k B), TTFT = TPOT = a + k B and

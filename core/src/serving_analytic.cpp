@@ -397,10 +397,18 @@ ServingResult Analyzer::eval(double total_qps) const {
     return r;
   }
 
-  // Waiting for a slot: Allen-Cunneen, with an exponential tail behind P(wait) = C.
+  // Waiting for a slot: Allen-Cunneen with the Kraemer/Langenbach-Belz correction for
+  // non-Poisson arrivals (g = 1 for Poisson, so M/G/1 stays Pollaczek-Khinchine), and an
+  // exponential tail behind P(wait) = C.
   const double cs2 = pt.s_mean > 0 ? pt.s_var / (pt.s_mean * pt.s_mean) : 0;
+  const double rho = a / c_;
+  double klb = 1;
+  if (ca2_ < 1 && ca2_ + cs2 > 0)
+    klb = std::exp(-2 * (1 - rho) * (1 - ca2_) * (1 - ca2_) / (3 * rho * (ca2_ + cs2)));
+  else if (ca2_ > 1)
+    klb = std::exp(-(1 - rho) * (ca2_ - 1) / (ca2_ + 4 * cs2));
   const double wait_prob = std::clamp(pt.erlang_c, 1e-300, 1.0);
-  const double wq = pt.erlang_c * pt.s_mean / (c_ - a) * (ca2_ + cs2) / 2;
+  const double wq = pt.erlang_c * pt.s_mean / (c_ - a) * (ca2_ + cs2) / 2 * klb;
   const double w2 = 2 * wq * wq / wait_prob;
   const Moments wait{wq, std::max(0.0, w2 - wq * wq)};
   const auto wait_quantile = [&](double pct) {
