@@ -113,9 +113,9 @@ struct ServingResult {
   double mean_batch = 0;         ///< mean running sequences per step
   double kv_occupancy_mean = 0;  ///< fraction of KV capacity used (time-weighted)
   double kv_occupancy_max = 0;
-  int64_t preemptions = 0;  ///< recompute preemptions (KV blocks ran out)
-  double queue_mean = 0;    ///< waiting requests, time-averaged
-  double queue_max = 0;
+  int64_t preemptions = 0;        ///< recompute preemptions (KV blocks ran out)
+  double queue_mean = 0;          ///< waiting requests, time-averaged
+  double queue_max = 0;           ///< simulator: longest queue at a step start
   bool stable = false;            ///< queue not growing (see docs/serving.md)
   bool meets_sla = false;         ///< stable and every class meets its SLA
   std::string note;               ///< why unstable / what limited the batch, in words
@@ -140,8 +140,9 @@ struct SimOptions {
 };
 
 /// Step times tabulated once over (prefill tokens, decode batch, context) so a simulated step is
-/// a trilinear lookup. Exact at grid points; linear in between (exact for step models linear in
-/// tokens and context). docs/serving.md lists the grid.
+/// a trilinear lookup. Exact at grid points and for step models affine in tokens and batch and
+/// bilinear in (batch, context); within a few percent across a roofline kink. docs/serving.md
+/// lists the grid. Build it with the largest max_seqs / max_batched_tokens it will serve.
 class StepTable {
  public:
   /// `max_context` is the longest context the simulation will see (prompt + output).
@@ -159,8 +160,9 @@ class StepTable {
 };
 
 /// Simulates one replica under `classes` (rates from design_qps, or scaled to opt.total_qps).
-/// Errors on invalid inputs, and when a request can never fit (prompt longer than the token
-/// budget without chunked prefill, or KV capacity below one block per sequence).
+/// Errors on invalid inputs and on a KV cache of fewer than two blocks. Sampled lengths are
+/// clipped so a request always fits: prompt + output <= max_context_tokens (if set), the cache
+/// above its 1% admission watermark, and, without chunked prefill, max_batched_tokens.
 Result<ServingResult> simulate(const StepModel& m, const ServingConfig& cfg,
                                const std::vector<RequestClass>& classes, const SimOptions& opt);
 /// Same, with a table already built (bisection and knee sweeps reuse it).
@@ -171,8 +173,11 @@ Result<ServingResult> simulate(const StepTable& table, const ServingConfig& cfg,
 // The analytic fast path (< 50 us per evaluation).
 
 /// Queueing approximation (docs/serving.md): mean running batch by a fixed point of Little's law
-/// on an M/G/infinity occupancy capped at the effective slot count, Allen-Cunneen M/G/c waiting
-/// time (Pollaczek-Khinchine when c = 1), percentiles from moment-matched gamma tails.
+/// on an Erlang (M/M/c) occupancy over the effective slot count (max_seqs or the KV cache),
+/// Allen-Cunneen M/G/c waiting time with the Kraemer/Langenbach-Belz correction
+/// (Pollaczek-Khinchine for Poisson arrivals at c = 1), percentiles from moment-matched gamma
+/// tails. Does not model preemptions. Analytic meanings: queue_max = lambda * P99 wait,
+/// kv_occupancy_max at mean + 3 sd of the occupancy, requests_measured = 0.
 /// `total_qps` as in SimOptions.
 Result<ServingResult> analyze(const StepModel& m, const ServingConfig& cfg,
                               const std::vector<RequestClass>& classes, double total_qps = 0);
