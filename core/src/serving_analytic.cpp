@@ -171,7 +171,6 @@ class Analyzer {
       p_bar_ += c.w * c.p_mean;
       l_bar_ += c.w * c.o_mean;
       ca2_ += c.w * arrival_scv(classes_[i].arrival);
-      foot_ += c.w * (c.p_mean + c.o_mean / 2);
     }
     double wd = 0, wc = 0;
     for (const auto& c : in_) {
@@ -185,9 +184,17 @@ class Analyzer {
     }
     const double p1 = std::max(1.0, p_bar_);
     prefill_slope_ = std::max(0.0, (m_.prefill_s(1, 2 * p1, 0) - m_.prefill_s(1, p1, 0)) / p1);
-    foot_ += cfg_.kv_block_tokens / 2.0;  // half a block of rounding per sequence
+    // KV held by the running sequences, time-averaged: a sequence holds P + L/2 on average over a
+    // life proportional to L, so the mix weighs it by L: (E[P L] + E[L^2] / 2) / E[L], plus half
+    // a block of rounding. The simulator's 1% admission watermark stays free.
+    double fl = 0, l1 = 0;
+    for (const auto& c : in_) {
+      fl += c.w * (c.p_mean * c.o_mean + (c.o_var + c.o_mean * c.o_mean) / 2);
+      l1 += c.w * c.o_mean;
+    }
+    foot_ = fl / l1 + cfg_.kv_block_tokens / 2.0;
     kv_tokens_ = cfg_.kv_capacity_tokens > 0 ? cfg_.kv_capacity_tokens : m_.kv_capacity_tokens();
-    const double kv_slots = std::floor(kv_tokens_ / foot_);
+    const double kv_slots = std::floor(0.99 * kv_tokens_ / foot_);
     if (!(kv_slots >= 1))
       return Error{fmt::format(
           "KV cache holds {:.0f} tokens, less than one average sequence ({:.0f} tokens)",
