@@ -181,5 +181,15 @@ TEST_CASE("owned devices and servers are not bought again", "[unit][solver]") {
   CHECK(r->capex_usd == Approx(2000));
   // Energy is still paid on all of them: 1000 W * 8760 h * 1.5 / 1000 * $0.10.
   CHECK(r->energy_usd == Approx(1314));
-  CHECK(r->ops_usd == Approx(500));
+  // The only server is owned and already operated: no hosting, operations or maintenance added.
+  CHECK(r->ops_usd == Approx(0));
+  CHECK(r->hosting_usd == Approx(0));
+  CHECK(r->maintenance_usd == Approx(200));  // 10% of the $2000 actually bought
+  // Two servers needed, one owned: half of the hosting and operations are added.
+  f.years[0].servers = 2;
+  f.years[0].rack_units = 4;
+  auto r2 = price_footprint(f, b);
+  REQUIRE(r2.ok());
+  CHECK(r2->ops_usd == Approx(500));
+  CHECK(r2->hosting_usd == Approx(0.5 * (1.5 * 1000 + 4 * 100)));
 }

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -145,7 +146,12 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
   } else {
     for (size_t i = 0; i < sel.stacks.size(); ++i) {
       Diagnostics local;
-      auto s = cat.resolve_stack(sel.stacks[i], local);
+      // A stack file named in the scenario is found next to the scenario.
+      std::string name = sel.stacks[i];
+      const std::filesystem::path sp(name);
+      if ((sp.extension() == ".yaml" || sp.extension() == ".yml") && sp.is_relative())
+        name = (std::filesystem::path(sc.file).parent_path() / sp).string();
+      auto s = cat.resolve_stack(name, local);
       if (!s) {
         for (auto d : local.items()) {
           d.file = sc.file;

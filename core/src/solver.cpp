@@ -521,7 +521,10 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   for (size_t j = 0; j < n_verify; ++j) {
     const size_t i = order[j];
     const Enumerated& k = keys[i];
-    for (int extra = 0; extra <= 3; ++extra) {
+    // The analytic path may be optimistic: add a quarter of the fleet (at least one replica)
+    // per failed simulator check, up to six times (about 3.8x the fleet).
+    int extra = 0;
+    for (int attempt = 0; attempt <= 6; ++attempt) {
       ServingResult sim;
       CandidateRow r =
           evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, extra, &sim);
@@ -538,13 +541,16 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
       r.sim_e2e_p99_s = sim.all.e2e.p99_s;
       rows[i] = r;
       if (!r.verified || sim.meets_sla || in.objective == Objective::max_qps_within_budget) break;
-      if (extra == 3) {
+      if (attempt == 6) {
         add(rows[i], "simulated_sla", false, -1,
-            fmt::format("the simulator misses the SLA even with 3 extra replicas (P99 TTFT {}, "
-                        "TPOT {})",
-                        seconds(sim.all.ttft.p99_s), seconds(sim.all.tpot.p99_s)));
+            fmt::format("the simulator misses the SLA even with {} extra replicas (P99 TTFT {}, "
+                        "TPOT {}{})",
+                        extra, seconds(sim.all.ttft.p99_s), seconds(sim.all.tpot.p99_s),
+                        sim.note.empty() ? "" : "; " + sim.note));
         finish_feasibility(rows[i]);
+        break;
       }
+      extra += std::max(1, r.replicas / 4);
     }
     ++*verified;
   }

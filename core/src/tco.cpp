@@ -143,10 +143,14 @@ Result<CostBreakdown> price_hardware(const Footprint& f, const PriceBook& book, 
     const double kwh = y.it_power_w * kHoursPerYear / 1000.0 * book.pue;
     c.energy_kwh += kwh;
     c.energy_usd += kwh * book.electricity_usd_per_kwh;
-    c.hosting_usd += y.provisioned_w / 1000.0 * book.hosting_usd_per_kw_year +
-                     y.rack_units * book.hosting_usd_per_rack_unit_year;
+    // Owned servers are already racked and operated for their current work: the plan adds
+    // only the servers beyond them to hosting and operations.
+    const double added =
+        y.servers > 0 ? std::max(0.0, y.servers - dp->owned_servers) / y.servers : 0;
+    c.hosting_usd += added * (y.provisioned_w / 1000.0 * book.hosting_usd_per_kw_year +
+                              y.rack_units * book.hosting_usd_per_rack_unit_year);
     c.maintenance_usd += installed_value * book.maintenance_fraction_per_year;
-    c.ops_usd += y.servers * book.ops_usd_per_server_year;
+    c.ops_usd += added * y.servers * book.ops_usd_per_server_year;
     c.cloud_usd += y.device_busy_hours * dp->cloud_usd_per_device_hour;
     *requests += y.requests;
     *tokens += y.output_tokens;

@@ -39,9 +39,10 @@ struct DevicePricing {
   double cloud_usd_per_device_hour = 0;  ///< on-demand price of one device in the cloud; 0 = none
   std::string porting_family;  ///< key into PriceBook::porting ("cuda", "x86", "ascend", ...)
   bool estimate = false;       ///< any of the above is an estimate rather than a quote
-  /// Devices and servers already on hand (sunk cost): the first `owned_devices` devices and
-  /// `owned_servers` servers of a fleet cost nothing to buy; energy, hosting and operations
-  /// are still charged. Seed 000 keeps existing CPU servers as a burst buffer this way.
+  /// Devices and servers already on hand and in service (sunk cost): the first `owned_devices`
+  /// devices and `owned_servers` servers of a fleet cost nothing to buy, maintain, host or
+  /// operate (their current use pays for that); the energy the plan puts through them is still
+  /// charged. Seed 000 keeps existing CPU servers as a burst buffer this way.
   double owned_devices = 0;
   double owned_servers = 0;
   std::vector<SourceRef> sources;
