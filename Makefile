@@ -21,7 +21,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(INFERCAP) predict --model llama-3.1-8b --hardware h200 --batch 1 --prompt 512 --output 128
+	$(INFERCAP) plan data/examples/chat-service.yaml
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
