@@ -1,14 +1,15 @@
 // The analytic fast path: a queueing approximation of one continuous-batching replica.
 // docs/serving.md derives every step; in short:
-//   a   = mean requests in service (admitted), the unknown of a fixed point a = lambda * S(b(a));
-//   P0  = P(empty) of M/M/c with offered load a (Erlang), u = 1 - P0 the busy fraction;
-//   b   = a / u, the mean running batch while busy, in [1, c];
-//   tau = time between a request's tokens at batch b, stretched by the prefill work that
-//         arrives meanwhile (lambda * prefill time per second);
-//   S_i = T_prefill_i + (L_i - 1) * tau, the time a class-i request holds a slot;
-//   Wq  = Allen-Cunneen: C(c, a) * S / (c - a) * (ca^2 + cs^2) / 2 (Pollaczek-Khinchine at c = 1).
+//   tau(n) = time between a request's tokens with n running, stretched by the prefill work that
+//            arrives meanwhile (lambda * prefill time per second);
+//   S(n)   = T_prefill + (L - 1) * tau(n), the time a request holds a slot at batch n;
+//   N      = requests in the replica, a birth-death chain: up at lambda, down at min(n, c) /
+//            S(min(n, c)); its stationary law gives the busy fraction, the batch, P(wait) and Lq;
+//   Wq     = Lq / lambda * (ca^2 + cs^2) / 2 * g (Allen-Cunneen with the Kraemer/Langenbach-Belz
+//            g; Pollaczek-Khinchine for Poisson arrivals at c = 1).
 // Percentiles come from gamma distributions matched to each metric's mean and variance.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -252,6 +253,17 @@ class Analyzer {
   }
 
   Point point(double lambda, double a) const;
+  /// Step and holding times with a running batch of b (busy fraction and waiting left unset).
+  Point at_batch(double lambda, double b) const;
+  struct Chain {
+    bool stable = false;
+    double u = 0;          // P(N > 0)
+    double mean_m = 0;     // E[min(N, c)], requests in service
+    double seen_m = 0;     // E[M^2] / E[M], the batch an admitted request sees
+    double wait_prob = 0;  // P(N >= c)
+    double lq = 0;         // E[(N - c)+]
+  };
+  Chain birth_death(double lambda) const;
 
   const StepModel& m_;
   const ServingConfig& cfg_;
@@ -285,10 +297,18 @@ void erlang(int c, double a, double& p0, double& wait_prob) {
 }
 
 Point Analyzer::point(double lambda, double a) const {
+  double p0 = 1, wait_prob = 0;
+  erlang(c_, a, p0, wait_prob);
+  const double u = 1 - p0;
+  Point pt = at_batch(lambda, u > 1e-12 ? std::clamp(a / u, 1.0, static_cast<double>(c_)) : 1.0);
+  pt.u = u;
+  pt.erlang_c = wait_prob;
+  return pt;
+}
+
+Point Analyzer::at_batch(double lambda, double b) const {
   Point pt;
-  erlang(c_, a, pt.u, pt.erlang_c);
-  pt.u = 1 - pt.u;
-  pt.b = pt.u > 1e-12 ? std::clamp(a / pt.u, 1.0, static_cast<double>(c_)) : 1.0;
+  pt.b = b;
   pt.t0 = dec(pt.b);
   // Arrivals keep coming at lambda while a request decodes (PASTA), so the prefill work fused
   // into, or interleaved with, its steps is lambda * (prefill work) per second of its life.
@@ -326,50 +346,85 @@ Point Analyzer::point(double lambda, double a) const {
   return pt;
 }
 
+// The number of requests in the replica as a birth-death chain: arrivals at lambda; with n
+// admitted (n <= c) each progresses at 1 / S(n), so completions come at mu(n) = n / S(n); above c
+// the extra requests wait and completions stay at mu(c). pi(n) ~ prod lambda / mu(k). This keeps
+// the feedback a mean-value fixed point loses: a large batch makes steps slow, which keeps the
+// batch large. S(n) is computed on a grid (exact to 8, then 2 points per octave) and interpolated.
+Analyzer::Chain Analyzer::birth_death(double lambda) const {
+  Chain ch;
+  std::array<int, 64> grid{};
+  std::array<double, 64> s_at{};
+  int ng = 0;
+  for (int m = 1; m <= std::min(c_, 8); ++m) grid[static_cast<size_t>(ng++)] = m;
+  for (double x = 8 * std::sqrt(2.0); x < c_ && ng < 62; x *= std::sqrt(2.0))
+    grid[static_cast<size_t>(ng++)] = static_cast<int>(std::round(x));
+  if (grid[static_cast<size_t>(ng - 1)] < c_) grid[static_cast<size_t>(ng++)] = c_;
+  int c_eff = c_;
+  for (int i = 0; i < ng; ++i) {
+    const Point p = at_batch(lambda, grid[static_cast<size_t>(i)]);
+    if (!p.ok) {  // prefill work alone saturates the engine from this batch on
+      c_eff = i == 0 ? 0 : grid[static_cast<size_t>(i - 1)];
+      ng = i;
+      break;
+    }
+    s_at[static_cast<size_t>(i)] = p.s_mean;
+  }
+  if (c_eff < 1) return ch;
+  const auto holding = [&](int m, int& gi) {
+    while (gi + 1 < ng && grid[static_cast<size_t>(gi + 1)] < m) ++gi;
+    const int g0 = grid[static_cast<size_t>(gi)];
+    if (m <= g0 || gi + 1 >= ng) return s_at[static_cast<size_t>(gi)];
+    const int g1 = grid[static_cast<size_t>(gi + 1)];
+    const double f = static_cast<double>(m - g0) / (g1 - g0);
+    return s_at[static_cast<size_t>(gi)] * (1 - f) + s_at[static_cast<size_t>(gi + 1)] * f;
+  };
+  // Terms t_n = pi(n) / pi(0), rescaled together when they grow large.
+  double term = 1, z = 1, m1 = 0, m2 = 0, scale = 0;
+  int gi = 0;
+  for (int n = 1; n <= c_eff; ++n) {
+    term *= lambda * holding(n, gi) / n;
+    z += term;
+    m1 += n * term;
+    m2 += static_cast<double>(n) * n * term;
+    if (term > 1e200) {
+      term *= 1e-200;
+      z *= 1e-200;
+      m1 *= 1e-200;
+      m2 *= 1e-200;
+      scale += 200;
+    }
+  }
+  const double rho_c = lambda * s_at[static_cast<size_t>(ng - 1)] / c_eff;
+  if (!(rho_c < 1)) return ch;
+  // Geometric tail above c_eff: sum_{j>=1} rho^j = rho / (1 - rho), sum j rho^j = rho / (1 -
+  // rho)^2.
+  const double tail = term * rho_c / (1 - rho_c);
+  z += tail;
+  m1 += c_eff * tail;
+  m2 += static_cast<double>(c_eff) * c_eff * tail;
+  ch.stable = true;
+  ch.u = scale > 0 ? 1.0 : 1 - 1 / z;
+  ch.mean_m = m1 / z;
+  ch.seen_m = m1 > 0 ? m2 / m1 : 1;
+  ch.wait_prob = term / (1 - rho_c) / z;
+  ch.lq = term * rho_c / ((1 - rho_c) * (1 - rho_c)) / z;
+  return ch;
+}
+
 ServingResult Analyzer::eval(double total_qps) const {
   const double lambda = total_qps > 0 ? total_qps : design_total_;
   ServingResult r;
   r.offered_qps = lambda;
-  // Root of g(a) = lambda * S(a) - a on (0, c) by the Illinois variant of regula falsi.
-  const auto g = [&](double a, Point& pt) {
-    pt = point(lambda, a);
-    return pt.ok ? lambda * pt.s_mean - a : kInf;
-  };
-  // g(0) is +inf when the prefill-interference term diverges as the busy fraction goes to 0;
-  // that still brackets the root from below.
-  Point pt, phi;
-  double lo = 0, hi = c_ * (1 - 1e-9);
-  double glo = g(lo, pt), ghi = g(hi, phi);
-  const bool stable = ghi < 0;
-  double a = hi;
+  const Chain ch = birth_death(lambda);
+  const bool stable = ch.stable;
+  const double a = ch.mean_m;
+  Point pt;
   if (stable) {
-    int side = 0;
-    for (int it = 0; it < 100; ++it) {
-      double x = std::isfinite(glo) ? (lo * ghi - hi * glo) / (ghi - glo) : (lo + hi) / 2;
-      if (!(x > lo && x < hi)) x = (lo + hi) / 2;
-      const double gx = g(x, pt);
-      if (std::fabs(gx) <= 1e-9 * std::max(x, 1e-9)) {
-        hi = x;
-        phi = pt;
-        break;
-      }
-      if (!std::isfinite(gx) || gx > 0) {
-        lo = x;
-        glo = gx;
-        if (side == -1 && std::isfinite(ghi)) ghi /= 2;
-        side = -1;
-      } else {
-        hi = x;
-        ghi = gx;
-        phi = pt;
-        if (side == 1 && std::isfinite(glo)) glo /= 2;
-        side = 1;
-      }
-      if (hi - lo <= 1e-7 * std::max(1.0, hi)) break;
-    }
-    // The upper end of the bracket: at or just above the fixed point (conservative).
-    a = hi;
-    pt = phi;
+    pt = at_batch(lambda, std::clamp(ch.seen_m, 1.0, static_cast<double>(c_)));
+    pt.u = ch.u;
+    pt.erlang_c = ch.wait_prob;
+    if (!pt.ok) pt = at_batch(lambda, 1.0);
   }
   if (!stable) {
     r.throughput_rps = saturation_qps();
@@ -408,14 +463,16 @@ ServingResult Analyzer::eval(double total_qps) const {
   // non-Poisson arrivals (g = 1 for Poisson, so M/G/1 stays Pollaczek-Khinchine), and an
   // exponential tail behind P(wait) = C.
   const double cs2 = pt.s_mean > 0 ? pt.s_var / (pt.s_mean * pt.s_mean) : 0;
-  const double rho = a / c_;
+  const double rho = std::min(1.0, lambda * pt.s_mean / c_);
   double klb = 1;
   if (ca2_ < 1 && ca2_ + cs2 > 0)
     klb = std::exp(-2 * (1 - rho) * (1 - ca2_) * (1 - ca2_) / (3 * rho * (ca2_ + cs2)));
   else if (ca2_ > 1)
     klb = std::exp(-(1 - rho) * (ca2_ - 1) / (ca2_ + 4 * cs2));
   const double wait_prob = std::clamp(pt.erlang_c, 1e-300, 1.0);
-  const double wq = pt.erlang_c * pt.s_mean / (c_ - a) * (ca2_ + cs2) / 2 * klb;
+  // The chain's queue is the M/M/c-like baseline; (ca^2 + cs^2) / 2 carries it to general
+  // arrivals and service (Allen-Cunneen; Pollaczek-Khinchine for Poisson at c = 1).
+  const double wq = ch.lq / lambda * (ca2_ + cs2) / 2 * klb;
   const double w2 = 2 * wq * wq / wait_prob;
   const Moments wait{wq, std::max(0.0, w2 - wq * wq)};
   const auto wait_quantile = [&](double pct) {
@@ -448,7 +505,7 @@ ServingResult Analyzer::eval(double total_qps) const {
 
   r.stable = true;
   r.utilisation = pt.u;
-  r.mean_batch = pt.b;
+  r.mean_batch = ch.u > 0 ? std::max(1.0, a / ch.u) : 1.0;
   r.throughput_rps = lambda;
   r.output_tokens_per_s = lambda * l_bar_;
   r.input_tokens_per_s = lambda * p_bar_;

@@ -172,8 +172,9 @@ Result<ServingResult> simulate(const StepTable& table, const ServingConfig& cfg,
 // ---------------------------------------------------------------------------------------------
 // The analytic fast path (< 50 us per evaluation).
 
-/// Queueing approximation (docs/serving.md): mean running batch by a fixed point of Little's law
-/// on an Erlang (M/M/c) occupancy over the effective slot count (max_seqs or the KV cache),
+/// Queueing approximation (docs/serving.md): the number in the replica as a birth-death chain
+/// whose completion rate at n running is n / S(n) (S from the step model, over the effective
+/// slot count: max_seqs or the KV cache),
 /// Allen-Cunneen M/G/c waiting time with the Kraemer/Langenbach-Belz correction
 /// (Pollaczek-Khinchine for Poisson arrivals at c = 1), percentiles from moment-matched gamma
 /// tails. Does not model preemptions. Analytic meanings: queue_max = lambda * P99 wait,
