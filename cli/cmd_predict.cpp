@@ -48,6 +48,7 @@ int run_predict(const PredictArgs& a) {
     if (p) profile = *p;
   }
   if (!stack || diags.has_errors()) return print_diagnostics(diags);
+  apply_default_precision(a.dep, *hw, *dep);
 
   auto perf = PerfModel::create(*model, *hw, *stack, *dep, profile ? &*profile : nullptr);
   if (!perf) {
@@ -57,10 +58,15 @@ int run_predict(const PredictArgs& a) {
   const Prediction p = predict(*perf, a.batch, a.prompt, a.output);
   fmt::print("{}", render_prediction(p, *perf, *fmt_opt));
   if (!p.memory.fits) {
+    const auto& m = p.memory;
+    auto b = [](double v) { return format_quantity(v, Dim::bytes); };
     fmt::print(stderr,
-               "infercap predict: does not fit: {} needs {} at batch {} x {} tokens; {} has {}\n",
-               model->name, format_quantity(p.memory.total_bytes, Dim::bytes), a.batch,
-               a.prompt + a.output, hw->name, format_quantity(p.memory.capacity_bytes, Dim::bytes));
+               "infercap predict: does not fit: {} needs {} per device (weights {}, KV cache {} for "
+               "{} x {} tokens, activations {}, reserve {}); {} has {}. At this context at most {} "
+               "sequences fit.\n",
+               model->name, b(m.total_bytes), b(m.weights_bytes), b(m.kv_bytes), a.batch,
+               a.prompt + a.output, b(m.activation_bytes), b(m.reserve_bytes), hw->name,
+               b(m.capacity_bytes), m.max_batch);
     return kExitInfeasible;
   }
   return kExitOk;

@@ -80,6 +80,19 @@ std::optional<Deployment> make_deployment(const DeploymentFlags& f, spec::Diagno
   return d;
 }
 
+void apply_default_precision(const DeploymentFlags& f, const HardwareSpec& hw, Deployment& d) {
+  DType native = DType::bf16;
+  if (at(hw.dense_flops_per_s, ComputeType::bf16) <= 0) {
+    native = at(hw.dense_flops_per_s, ComputeType::fp16) > 0 ? DType::fp16 : DType::fp32;
+  }
+  if (hw.hw_class == HwClass::cpu && at(hw.dense_flops_per_s, ComputeType::bf16) <= 0) {
+    native = DType::bf16;  // CPUs store bf16 and widen to fp32 for arithmetic
+  }
+  if (f.activations.empty()) d.precision.activations = native;
+  if (f.weights.empty()) d.precision.weights = native;
+  if (f.kv.empty()) d.precision.kv = d.precision.activations;
+}
+
 std::string data_dir_or_default(const std::string& flag) {
   return flag.empty() ? spec::Catalog::default_data_dir() : flag;
 }

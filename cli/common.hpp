@@ -31,6 +31,10 @@ void add_deployment_flags(CLI::App& app, DeploymentFlags& f);
 /// Builds a Deployment; bad spellings become diagnostics naming the flag.
 std::optional<Deployment> make_deployment(const DeploymentFlags& f, spec::Diagnostics& diags);
 
+/// Fills the formats the user left unset with the device's native 16-bit type: bf16 where it
+/// has a bf16 roof, else fp16 (T4, V100-class parts), else fp32.
+void apply_default_precision(const DeploymentFlags& f, const HardwareSpec& hw, Deployment& d);
+
 /// The data folder: --data if given, else INFERCAP_DATA_DIR, else the built-in default.
 std::string data_dir_or_default(const std::string& flag);
 
