@@ -138,7 +138,7 @@ TEST_CASE("validate: every public row is predicted or listed with its reason", "
 }
 
 TEST_CASE("validate: a malformed measurements file names file, line and column", "[golden]") {
-  const std::string path = std::string(INFERCAP_SOURCE_DIR) + "/tests/data/bad/measurements.csv";
+  const std::string path = std::string(INFERCAP_SOURCE_DIR) + "/tests/data/measurements/bad-value.csv";
   const Run r = run("validate -i " + path, true);
   CHECK(r.rc == 3);
   CHECK(r.out == path + ":3:13: error: value: expected a number, found 'fast'\n");
