@@ -1,0 +1,313 @@
+// The solver on a synthetic device and model: sizing, power, constraints and explanations are
+// checked against formulas stated here, using the solver's own per-replica capacity as input.
+#include <fmt/core.h>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "infercap/perf.hpp"
+#include "infercap/solver.hpp"
+#include "infercap/units.hpp"
+
+using namespace infercap;
+
+namespace {
+
+ModelSpec tiny_model() {
+  ModelSpec m;
+  m.name = "tiny";
+  m.family = "test";
+  m.layers = 4;
+  m.hidden = 512;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.head_dim = 64;
+  m.ffn_hidden = 2048;
+  m.vocab = 1000;
+  m.max_context = 8192;
+  return m;
+}
+
+HardwareSpec test_gpu(double memory_bytes = 16 * kGiB) {
+  HardwareSpec h;
+  h.name = "testgpu";
+  h.vendor = "acme";
+  h.hw_class = HwClass::gpu;
+  at(h.dense_flops_per_s, ComputeType::bf16) = 100e12;
+  at(h.dense_flops_per_s, ComputeType::fp16) = 100e12;
+  at(h.dense_flops_per_s, ComputeType::int8) = 200e12;
+  h.memory_bytes = memory_bytes;
+  h.memory_bandwidth_bytes_per_s = 1e12;
+  h.link_kind = "nvlink";
+  h.link_bandwidth_bytes_per_s = 100e9;
+  h.tdp_w = 300;
+  h.idle_w = 50;
+  h.devices_per_server = 4;
+  return h;
+}
+
+PriceBook test_prices() {
+  PriceBook b;
+  b.name = "test";
+  b.depreciation_years = 3;
+  b.electricity_usd_per_kwh = 0.1;
+  b.pue = 1.5;
+  b.maintenance_fraction_per_year = 0.1;
+  b.ops_usd_per_server_year = 1000;
+  DevicePricing d;
+  d.hardware = "testgpu";
+  d.tiers = {{1, 10000}};
+  d.server_price_usd = 20000;
+  d.server_host_w = 400;
+  d.rack_units_per_server = 2;
+  d.porting_family = "cuda";
+  b.devices.push_back(d);
+  b.porting.push_back({"cuda", 0, 0, false});
+  return b;
+}
+
+RequestClass chat(double peak_qps, double mean_qps, double ttft_s = 1.0) {
+  RequestClass c;
+  c.name = "chat";
+  c.model = "tiny";
+  c.rate.peak_qps = peak_qps;
+  c.rate.mean_qps = mean_qps;
+  c.prompt_tokens = *fixed_length(200);
+  c.output_tokens = *fixed_length(50);
+  c.sla.ttft.limit_s = ttft_s;
+  c.sla.ttft.percentile = 99;
+  return c;
+}
+
+PlanInputs inputs(double peak_qps, double mean_qps) {
+  PlanInputs in;
+  in.name = "test";
+  in.models = {tiny_model()};
+  Pool p;
+  p.name = "tiny";
+  p.model = "tiny";
+  p.classes = {chat(peak_qps, mean_qps)};
+  in.pools = {p};
+  in.space.hardware = {test_gpu()};
+  in.space.stacks = {ideal_stack()};
+  in.space.precisions = {*precision_preset("bf16")};
+  in.space.tp = {1};
+  in.space.max_seqs = {32};
+  in.prices = test_prices();
+  in.constraints.horizon_years = 2;
+  in.verify_top = 0;
+  return in;
+}
+
+const Constraint* find(const CandidateRow& r, const std::string& name) {
+  for (const auto& c : r.constraints)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+CandidateRow eval(const PlanInputs& in, int tp = 1) {
+  return evaluate_candidate(in, in.pools[0], in.models[0], in.space.hardware[0], in.space.stacks[0],
+                            in.space.precisions[0], tp, in.space.max_seqs[0]);
+}
+
+}  // namespace
+
+TEST_CASE("precision presets name their formats", "[unit][solver]") {
+  auto w8a8 = precision_preset("int8");
+  REQUIRE(w8a8.ok());
+  CHECK(w8a8->precision.weights == DType::int8);
+  CHECK(w8a8->precision.activations == DType::int8);
+  auto w4 = precision_preset("int4");
+  REQUIRE(w4.ok());
+  CHECK(w4->precision.weights == DType::int4);
+  CHECK(w4->precision.activations == DType::bf16);
+  auto bad = precision_preset("int3");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("bf16") != std::string::npos);  // lists the known ones
+}
+
+TEST_CASE("tiers split every rate by their share", "[unit][solver]") {
+  RequestClass c = chat(10, 4);
+  c.rate.hourly_qps.assign(24, 2.0);
+  auto pools = tiered_pools({c}, {{"small", "a", 0.8}, {"large", "b", 0.2}});
+  REQUIRE(pools.ok());
+  REQUIRE(pools->size() == 2);
+  CHECK((*pools)[0].model == "a");
+  CHECK((*pools)[0].classes[0].model == "a");
+  CHECK((*pools)[0].classes[0].rate.peak_qps == Approx(8));
+  CHECK((*pools)[1].classes[0].rate.mean_qps == Approx(0.8));
+  CHECK((*pools)[1].classes[0].rate.hourly_qps[5] == Approx(0.4));
+  CHECK_FALSE(tiered_pools({c}, {{"a", "a", 0.5}, {"b", "b", 0.4}}).ok());  // sums to 0.9
+  CHECK_FALSE(tiered_pools({c}, {{"a", "a", 1.2}, {"b", "b", -0.2}}).ok());
+}
+
+TEST_CASE("a candidate is sized, powered and priced by the stated formulas", "[unit][solver]") {
+  PlanInputs in = inputs(20000, 8000);
+  in.constraints.redundancy = 1;
+  const CandidateRow r = eval(in);
+  REQUIRE(r.feasible);
+  REQUIRE(r.max_qps_per_replica > 0);
+  // replicas = ceil(design / max_qps) + redundancy
+  const int working = static_cast<int>(std::ceil(20000.0 / r.max_qps_per_replica - 1e-9));
+  CHECK(r.replicas == working + 1);
+  CHECK(r.devices == r.replicas);  // TP 1
+  // 4 devices per server, one replica per device.
+  CHECK(r.servers == (r.replicas + 3) / 4);
+  CHECK(r.rack_units == 2 * r.servers);
+  // Power at the average load: devices * (idle + u * (tdp - idle)) + servers * host.
+  const double expect_w = r.devices * (50 + r.utilisation_average * (300 - 50)) + r.servers * 400.0;
+  CHECK(r.power_w == Approx(expect_w));
+  CHECK(r.provisioned_w == Approx(r.devices * 300.0 + r.servers * 400.0));
+  CHECK(r.utilisation_average < r.utilisation);  // the mean load is below the design load
+  // Capex: devices * $10k + servers * $20k; the two-year horizon consumes 2/3 of it.
+  CHECK(r.cost.capex_usd == Approx(r.devices * 10000.0 + r.servers * 20000.0));
+  CHECK(r.cost.capital_usd == Approx(r.cost.capex_usd * 2.0 / 3.0));
+  // Energy: IT power * PUE * 8760 h per year, two years.
+  CHECK(r.cost.energy_kwh == Approx(2 * expect_w * 1.5 * 8.76));
+  // Tokens per joule: mean rate * 50 output tokens / IT watts.
+  CHECK(r.tokens_per_joule == Approx(8000.0 * 50 / expect_w));
+  // The SLA margin says how far below one replica's capacity each working replica runs.
+  const Constraint* sla = find(r, "sla");
+  REQUIRE(sla != nullptr);
+  CHECK(sla->ok);
+  CHECK(sla->margin == Approx(1 - (20000.0 / working) / r.max_qps_per_replica));
+  CHECK(working > 1);
+}
+
+TEST_CASE("load growth buys more replicas in later years", "[unit][solver]") {
+  PlanInputs in = inputs(5000, 2500);
+  in.constraints.horizon_years = 3;
+  in.constraints.load_growth_per_year = 1.0;  // doubles each year
+  const CandidateRow r = eval(in);
+  REQUIRE(r.feasible);
+  REQUIRE(r.years.size() == 3);
+  for (int y = 0; y < 3; ++y) {
+    const double design = 5000 * std::pow(2.0, y);
+    CHECK(r.years[y].devices == std::ceil(design / r.max_qps_per_replica - 1e-9));
+  }
+  CHECK(r.design_qps == Approx(20000));
+  CHECK(r.years[2].devices > r.years[0].devices);
+  // Purchases follow the growth: the first at year 0, later ones when the count rises.
+  REQUIRE(!r.cost.purchases.empty());
+  CHECK(r.cost.purchases.front().year == 0);
+  double bought = 0;
+  for (const auto& p : r.cost.purchases) bought += p.devices;
+  CHECK(bought == r.years.back().devices);
+}
+
+TEST_CASE("a model that does not fit is rejected with the memory arithmetic", "[unit][solver]") {
+  PlanInputs in = inputs(10, 5);
+  in.space.hardware = {test_gpu(0.05 * kGiB)};
+  const CandidateRow r = eval(in);
+  CHECK_FALSE(r.feasible);
+  const Constraint* b = r.binding_constraint();
+  REQUIRE(b != nullptr);
+  CHECK(b->name == "memory");
+  CHECK(b->margin < 0);
+  // The message states the need and the capacity the PerfModel computes.
+  Deployment dep;
+  dep.precision = precision_preset("bf16")->precision;
+  auto perf = PerfModel::create(in.models[0], in.space.hardware[0], ideal_stack(), dep);
+  REQUIRE(perf.ok());
+  const MemoryReport m = perf->memory(1, 250, in.serving.max_batched_tokens);
+  CHECK_FALSE(m.fits);
+  CHECK(b->message.find(fmt::format("{:.1f} GiB", m.total_bytes / kGiB)) != std::string::npos);
+  CHECK(b->message.find("0.1 GiB") != std::string::npos);  // the device's 0.05 GiB, rounded
+  CHECK(b->margin == Approx((m.capacity_bytes - m.total_bytes) / m.capacity_bytes));
+}
+
+TEST_CASE("an SLA below the physical floor names the floor and the relaxation", "[unit][solver]") {
+  PlanInputs in = inputs(10, 5);
+  in.pools[0].classes[0].sla.ttft.limit_s = 1e-7;  // 100 ns: below any prefill
+  const CandidateRow r = eval(in);
+  CHECK_FALSE(r.feasible);
+  CHECK(r.max_qps_per_replica == 0);
+  const Constraint* b = r.binding_constraint();
+  REQUIRE(b != nullptr);
+  CHECK(b->name == "sla");
+  CHECK(b->message.find("TTFT P99") != std::string::npos);
+  CHECK(b->message.find("vanishing load") != std::string::npos);
+  CHECK(b->fix.find("relax TTFT P99 to") != std::string::npos);
+  CHECK(b->margin < -1);  // misses by orders of magnitude
+}
+
+TEST_CASE("a capex budget below the fleet's price rejects it and says by how much",
+          "[unit][solver]") {
+  PlanInputs in = inputs(100, 50);
+  const CandidateRow free = eval(in);
+  REQUIRE(free.feasible);
+  in.constraints.capex_budget_usd = free.cost.capex_usd * 0.5;
+  const CandidateRow r = eval(in);
+  CHECK_FALSE(r.feasible);
+  const Constraint* b = r.binding_constraint();
+  REQUIRE(b != nullptr);
+  CHECK(b->name == "capex_budget");
+  CHECK(b->margin == Approx(-1.0));  // (budget - capex) / budget with capex = 2 * budget
+  auto plan = solve(in);
+  REQUIRE(plan.ok());
+  CHECK_FALSE(plan->feasible);
+  CHECK(plan->infeasible_reason.find("capex_budget") != std::string::npos);
+  CHECK(plan->infeasible_reason.find("add $") != std::string::npos);
+}
+
+TEST_CASE("power and rack caps are checked on nameplate power and height", "[unit][solver]") {
+  PlanInputs in = inputs(100, 50);
+  const CandidateRow free = eval(in);
+  REQUIRE(free.feasible);
+  in.constraints.power_cap_w = free.provisioned_w - 1;
+  in.constraints.rack_units = free.rack_units;
+  const CandidateRow r = eval(in);
+  CHECK_FALSE(r.feasible);
+  CHECK(r.binding_constraint()->name == "power");
+  CHECK(find(r, "rack")->ok);
+}
+
+TEST_CASE("max QPS within a budget buys as many replicas as the budget allows", "[unit][solver]") {
+  PlanInputs in = inputs(100, 50);
+  in.objective = Objective::max_qps_within_budget;
+  in.constraints.capex_budget_usd = 95000;  // 4 devices (40k) + 1 server (20k) = 60k; 5+2 = 90k
+  auto plan = solve(in);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->feasible);
+  const CandidateRow& r = plan->pools[0].ranked.front();
+  // 7 devices: 70k + 2 servers 40k = 110k > 95k; 6 devices: 60k + 40k = 100k > 95k;
+  // 5 devices: 50k + 40k = 90k <= 95k.
+  CHECK(r.objective_value == Approx(5 * r.max_qps_per_replica));
+}
+
+TEST_CASE("solve ranks by TCO and keeps the Pareto front non-dominated", "[unit][solver]") {
+  PlanInputs in = inputs(300, 100);
+  in.space.tp = {1, 2, 4};
+  in.space.max_seqs = {8, 64};
+  in.verify_top = 2;
+  in.verify_requests = 1000;
+  auto plan = solve(in);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->feasible);
+  const auto& ranked = plan->pools[0].ranked;
+  REQUIRE(ranked.size() >= 2);
+  for (size_t i = 1; i < ranked.size(); ++i)
+    CHECK(ranked[i - 1].cost.tco_usd <= ranked[i].cost.tco_usd);
+  CHECK(ranked[0].rank == 1);
+  CHECK(plan->recommended.parts.front().hardware == "testgpu");
+  CHECK(plan->candidates_verified == 2);
+  for (const auto& a : plan->pools[0].pareto)
+    for (const auto& b : plan->pools[0].pareto)
+      CHECK_FALSE((b.cost.tco_usd < a.cost.tco_usd && b.e2e_p99_s < a.e2e_p99_s));
+  CHECK(plan->pools[0].pareto.front().cost.tco_usd == ranked.front().cost.tco_usd);
+}
+
+TEST_CASE("plan inputs are validated field by field", "[unit][solver]") {
+  PlanInputs in = inputs(10, 5);
+  in.constraints.horizon_years = 0;
+  in.constraints.redundancy = -1;
+  in.space.tp = {0};
+  const auto errs = validate(in);
+  REQUIRE(errs.size() == 3);
+  CHECK(errs[0].find("candidates.tp") != std::string::npos);
+  CHECK(errs[1].find("horizon_years") != std::string::npos);
+  CHECK(errs[2].find("redundancy") != std::string::npos);
+  CHECK_FALSE(solve(in).ok());
+  PlanInputs bad_model = inputs(10, 5);
+  bad_model.pools[0].model = "nope";
+  CHECK_FALSE(solve(bad_model).ok());
+}
