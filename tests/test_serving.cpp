@@ -416,6 +416,17 @@ TEST_CASE("step table: exact for bilinear step times, close on a roofline", "[mo
   bad.max_seqs = 0;
   CHECK_FALSE(StepTable::build(aff, bad, 100));
   CHECK_FALSE(StepTable::build(aff, cfg, 0));
+  // A step model returning a negative or non-finite time is caught by the build's coarse check.
+  struct BadStep final : StepModel {
+    double prefill_s(int, double, double) const override { return -1; }
+    double decode_step_s(int, double) const override { return NAN; }
+    double mixed_step_s(double p, double, int, double) const override { return p > 0 ? -1 : NAN; }
+    double kv_capacity_tokens() const override { return 1e6; }
+  } badm;
+  CHECK_FALSE(StepTable::build(badm, cfg, 1000));
+  SimOptions opt;
+  opt.requests = 10;
+  CHECK_FALSE(simulate(badm, cfg, {make_class(1, *fixed_length(10), *fixed_length(10))}, opt));
 }
 
 TEST_CASE("PerfStepModel adapts the roofline PerfModel", "[model]") {

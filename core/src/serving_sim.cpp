@@ -79,15 +79,23 @@ Result<StepTable> StepTable::build(const StepModel& m, const ServingConfig& cfg,
     t.d_index_[d] = static_cast<int>(i);
   }
   const size_t np = t.p_grid_.size(), nd = t.d_grid_.size(), nc = t.c_grid_.size();
-  t.t_.assign(np * nd * nc, 0.0);
-  for (size_t ip = 0; ip < np; ++ip)
-    for (size_t id = 0; id < nd; ++id)
-      for (size_t ic = 0; ic < nc; ++ic) {
-        const double p = t.p_grid_[ip];
+  t.model_ = &m;
+  t.t_.assign(np * nd * nc, -1.0);
+  // Check a coarse subgrid (every 4th point of each axis and the last) for step times that are not
+  // finite non-negative numbers; the rest is filled on first use.
+  const auto coarse = [](size_t n) {
+    std::vector<size_t> v;
+    for (size_t i = 0; i < n; i += 4) v.push_back(i);
+    if (v.back() != n - 1) v.push_back(n - 1);
+    return v;
+  };
+  for (size_t ip : coarse(np))
+    for (size_t id : coarse(nd))
+      for (size_t ic : coarse(nc)) {
+        const double p = t.p_grid_[ip], c = t.c_grid_[ic];
         const int d = t.d_grid_[id];
-        const double c = t.c_grid_[ic];
-        double v = 0;
-        if (p > 0 || d > 0) v = m.mixed_step_s(p, c, d, c);
+        if (p <= 0 && d <= 0) continue;
+        const double v = m.mixed_step_s(p, c, d, c);
         if (!std::isfinite(v) || v < 0)
           return Error{fmt::format(
               "step model returned {} s for {} prefill tokens, {} decodes at context {}", v, p, d,
@@ -95,6 +103,17 @@ Result<StepTable> StepTable::build(const StepModel& m, const ServingConfig& cfg,
         t.t_[(ip * nd + id) * nc + ic] = v;
       }
   return t;
+}
+
+double StepTable::cell(size_t ip, size_t id, size_t ic) const {
+  double& v = t_[(ip * d_grid_.size() + id) * c_grid_.size() + ic];
+  if (v < 0) {
+    const double p = p_grid_[ip], c = c_grid_[ic];
+    const int d = d_grid_[id];
+    const double x = (p > 0 || d > 0) ? model_->mixed_step_s(p, c, d, c) : 0.0;
+    v = std::isfinite(x) && x >= 0 ? x : 0.0;  // the coarse check at build time vouches for it
+  }
+  return v;
 }
 
 double StepTable::step_s(double prefill_tokens, int decode_batch, double context) const {
@@ -110,7 +129,7 @@ double StepTable::step_s(double prefill_tokens, int decode_batch, double context
     wd = static_cast<double>(db - d_grid_[id]) / (d_grid_[id + 1] - d_grid_[id]);
   }
   const auto at = [&](int a, int b, int c) {
-    return t_[(static_cast<size_t>(a) * nd + static_cast<size_t>(b)) * nc + static_cast<size_t>(c)];
+    return cell(static_cast<size_t>(a), static_cast<size_t>(b), static_cast<size_t>(c));
   };
   const int ip1 = p_grid_.size() > 1 ? ip + 1 : ip;
   const int id1 = nd > 1 ? id + 1 : id;

@@ -150,12 +150,17 @@ class StepTable {
   /// Mixed step: p prefill tokens and d decodes, with c the token-weighted mean context.
   double step_s(double prefill_tokens, int decode_batch, double context) const;
   double kv_capacity_tokens() const { return kv_tokens_; }
+  /// Grid cells are evaluated on first use (a simulation touches a small part of the grid; the
+  /// build checks a coarse subgrid), so the step model must outlive the table, and one table must
+  /// not be used from two threads at once.
 
  private:
+  double cell(size_t ip, size_t id, size_t ic) const;
+  const StepModel* model_ = nullptr;
   std::vector<double> p_grid_, c_grid_;
   std::vector<int> d_grid_;
-  std::vector<int> d_index_;  ///< decode batch -> lower grid index
-  std::vector<double> t_;     ///< [p][d][c]
+  std::vector<int> d_index_;       ///< decode batch -> lower grid index
+  mutable std::vector<double> t_;  ///< [p][d][c]; negative = not evaluated yet
   double kv_tokens_ = 0;
 };
 
