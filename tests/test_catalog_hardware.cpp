@@ -306,6 +306,34 @@ TEST_CASE("hardware catalog: every GPU has a 16-bit peak, memory, bandwidth and 
   CHECK(gpus >= 28);
 }
 
+TEST_CASE("hardware catalog: GPU compute units and clock agree with the fp32 peak", "[unit]") {
+  // fp32 peak = units x clock x FP32 FLOP per unit per clock. An NVIDIA SM has 64 (Turing,
+  // GA100, GH100 counts 128 as 2 x 64) or 128 FP32 lanes, an AMD CDNA3 CU and an Apple GPU core
+  // 128: with FMA = 2 FLOP the quotient is 128 or 256. Vendors round peaks and clocks, so 3%.
+  int gpus = 0;
+  for (const auto& h : loaded().catalog.hardware()) {
+    if (h.hw_class != HwClass::gpu || h.compute_units <= 0) continue;
+    INFO(h.name);
+    REQUIRE(h.clock_hz > 0);
+    const double per_clock = peak(h.dense_flops_per_s, ComputeType::fp32) /
+                             (static_cast<double>(h.compute_units) * h.clock_hz);
+    INFO("fp32 FLOP/clk/unit = " << per_clock);
+    CHECK((std::abs(per_clock / 128.0 - 1.0) < 0.03 || std::abs(per_clock / 256.0 - 1.0) < 0.03));
+    ++gpus;
+  }
+  CHECK(gpus >= 28);
+  // Every GPU of the benchmark file carries them, so the issue-rate limit can be fitted there.
+  if (fs::is_directory(kBenchmarkDir)) {
+    for (const auto& n : benchmark_hardware_names(kBenchmarkDir + "/llamacpp-gpu-benchmarks.csv")) {
+      const HardwareSpec* h = loaded().catalog.find_hardware(n);
+      INFO(n);
+      REQUIRE(h != nullptr);
+      CHECK(h->compute_units > 0);
+      CHECK(h->clock_hz > 0);
+    }
+  }
+}
+
 TEST_CASE("hardware catalog: every entry cites a source with a reference and a date", "[unit]") {
   const std::regex iso(R"(\d{4}-\d{2}-\d{2})");
   for (const auto& h : loaded().catalog.hardware()) {
