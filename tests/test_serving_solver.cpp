@@ -137,6 +137,17 @@ TEST_CASE("batch knee on an affine step time", "[solver]") {
     CHECK(p.throughput_rps == Approx(p.max_seqs / lat).epsilon(1e-9));
   }
 
+  // Against P99 TPOT (= a + k b here, L times smaller than the E2E) the ratios, so the knee and
+  // the crossing, are the same.
+  KneeOptions tp = opt;
+  tp.latency = KneeLatency::tpot;
+  auto t = batch_knee(m, ServingConfig{}, c, tp);
+  REQUIRE(t);
+  CHECK(t->knee_batch == 16);
+  CHECK(t->points[3].p99_tpot_s == Approx(m.a + m.k * 8).epsilon(1e-9));
+  // Against P99 TTFT the first token comes from the 1-token prefill step, also a + k b.
+  CHECK(t->points[3].p99_ttft_s == Approx(m.a + m.k * 8).epsilon(1e-9));
+
   // a = k = 1 ms: b <= 0.71, no doubling pays; curves cross at b = 2 ((1 + 2)^2 = 9 > 2 * 4).
   m.a = 1e-3;
   m.k = 1e-3;

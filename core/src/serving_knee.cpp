@@ -59,15 +59,26 @@ Result<KneeResult> batch_knee(const StepModel& m, const ServingConfig& cfg, cons
     k.p99_ttft_s = r->all.ttft.p99_s;
     out.points.push_back(k);
   }
+  const auto lat = [&](const KneePoint& k) {
+    switch (opt.latency) {
+      case KneeLatency::tpot:
+        return k.p99_tpot_s;
+      case KneeLatency::ttft:
+        return k.p99_ttft_s;
+      case KneeLatency::e2e:
+        break;
+    }
+    return k.p99_e2e_s;
+  };
   // The knee: the last cap reached while every doubling so far bought at least `threshold` times
   // as much relative throughput as relative latency.
   out.knee_index = 0;
   for (size_t i = 0; i + 1 < out.points.size(); ++i) {
     const auto& a = out.points[i];
     const auto& b = out.points[i + 1];
-    if (!(a.output_tokens_per_s > 0 && a.p99_e2e_s > 0 && b.p99_e2e_s > 0)) break;
+    if (!(a.output_tokens_per_s > 0 && lat(a) > 0 && lat(b) > 0)) break;
     const double gain = std::log(b.output_tokens_per_s / a.output_tokens_per_s);
-    const double cost = std::log(b.p99_e2e_s / a.p99_e2e_s);
+    const double cost = std::log(lat(b) / lat(a));
     if (gain < opt.threshold * cost) break;
     out.knee_index = static_cast<int>(i + 1);
   }
@@ -75,7 +86,7 @@ Result<KneeResult> batch_knee(const StepModel& m, const ServingConfig& cfg, cons
   const KneePoint& first = out.points.front();
   for (size_t i = 1; i < out.points.size(); ++i) {
     const double x = out.points[i].output_tokens_per_s / first.output_tokens_per_s;
-    const double l = out.points[i].p99_e2e_s / first.p99_e2e_s;
+    const double l = lat(out.points[i]) / lat(first);
     if (l > x) {
       out.crossing_index = static_cast<int>(i);
       break;

@@ -216,10 +216,14 @@ struct KneePoint {
   double p99_ttft_s = 0;
 };
 
+/// Which P99 latency the knee weighs against throughput.
+enum class KneeLatency : unsigned char { e2e, tpot, ttft };
+
 struct KneeOptions {
   std::vector<int> batch_caps = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  KneeLatency latency = KneeLatency::e2e;  ///< L below: P99 end-to-end (default), TPOT or TTFT
   /// A doubling b -> 2b is "worth it" while ln(X(2b)/X(b)) >= threshold * ln(L(2b)/L(b)), with X
-  /// the output-token throughput and L the P99 end-to-end latency. threshold = 1 is Kleinrock's
+  /// the output-token throughput and L the chosen P99 latency. threshold = 1 is Kleinrock's
   /// power X/L at its maximum.
   double threshold = 1.0;
   uint64_t seed = 1;
