@@ -167,6 +167,10 @@ ComputeType storage_type(DType d) {
       return ComputeType::fp32;
     case DType::bf16:
       return ComputeType::bf16;
+    case DType::fp16:
+      return ComputeType::fp16;
+    case DType::fp8:
+      return ComputeType::fp8;
     case DType::int8:
       return ComputeType::int8;
     default:

@@ -4,6 +4,13 @@
 
 namespace infercap::calibration {
 
+#ifdef INFERCAP_HAVE_CUDA
+Backend make_cuda_backend();  // calibration/cuda/
+#endif
+#ifdef INFERCAP_HAVE_OPENCL
+Backend make_opencl_backend();  // calibration/opencl/
+#endif
+
 void Registry::add(Backend b) {
   for (auto& existing : backends_)
     if (existing.name == b.name) {
@@ -28,6 +35,12 @@ std::vector<std::string> Registry::names() const {
 // One line per backend. CUDA / OpenCL / importers add theirs here, behind their build options.
 void register_builtin_backends(Registry& r) {
   r.add(make_cpu_backend());
+#ifdef INFERCAP_HAVE_CUDA
+  r.add(make_cuda_backend());
+#endif
+#ifdef INFERCAP_HAVE_OPENCL
+  r.add(make_opencl_backend());
+#endif
 }
 
 const Registry& builtin_registry() {

@@ -1,0 +1,452 @@
+#include "infercap/calibration/measurement_import.hpp"
+
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace infercap::calibration {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return std::string(s.substr(a, b - a));
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::optional<double> number(const std::string& s) {
+  double v = 0;
+  const std::string t = trim(s);
+  if (t.empty()) return std::nullopt;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || p != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<KernelKind> import_kind(const std::string& s) {
+  const std::string k = lower(trim(s));
+  if (k == "read" || k == "stream_read") return KernelKind::stream_read;
+  if (k == "copy" || k == "stream_copy") return KernelKind::stream_copy;
+  if (k == "triad" || k == "stream_triad") return KernelKind::stream_triad;
+  if (k == "gemv") return KernelKind::gemv;
+  if (k == "gemm") return KernelKind::gemm;
+  if (k == "launch" || k == "call_overhead") return KernelKind::call_overhead;
+  return std::nullopt;
+}
+
+// The roof a weight format's matmul runs on when the row does not say: the storage format's own
+// for native types; int8 arithmetic for int4/quantised weights (dequantised to int8 on the NPUs
+// that quote an int8 peak).
+ComputeType default_compute(DType d) {
+  switch (d) {
+    case DType::fp32:
+      return ComputeType::fp32;
+    case DType::bf16:
+      return ComputeType::bf16;
+    case DType::fp16:
+      return ComputeType::fp16;
+    case DType::fp8:
+      return ComputeType::fp8;
+    case DType::int8:
+      return ComputeType::int8;
+    default:
+      return ComputeType::int8;
+  }
+}
+
+// What a unit turns a value into: a time (seconds per call), or a rate over bytes or FLOPs.
+struct Unit {
+  enum Kind { time, bytes_rate, flops_rate } kind;
+  double scale;
+};
+std::optional<Unit> parse_unit(const std::string& u) {
+  static const std::map<std::string, Unit> units{
+      {"s", {Unit::time, 1}},
+      {"ms", {Unit::time, 1e-3}},
+      {"us", {Unit::time, 1e-6}},
+      {"ns", {Unit::time, 1e-9}},
+      {"b/s", {Unit::bytes_rate, 1}},
+      {"mb/s", {Unit::bytes_rate, 1e6}},
+      {"gb/s", {Unit::bytes_rate, 1e9}},
+      {"tb/s", {Unit::bytes_rate, 1e12}},
+      {"flop/s", {Unit::flops_rate, 1}},
+      {"gflop/s", {Unit::flops_rate, 1e9}},
+      {"tflop/s", {Unit::flops_rate, 1e12}},
+      {"tops", {Unit::flops_rate, 1e12}},
+  };
+  const auto it = units.find(lower(trim(u)));
+  if (it == units.end()) return std::nullopt;
+  return it->second;
+}
+
+// One row as read from either format, before it becomes a Measurement.
+struct RawRow {
+  std::map<std::string, std::string> cells;
+  std::string where;  // "file:line" for messages
+};
+
+Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
+  auto get = [&](const char* k) {
+    const auto it = r.cells.find(k);
+    return it == r.cells.end() ? std::string() : trim(it->second);
+  };
+  auto fail = [&](const std::string& col, const std::string& msg) {
+    return Error{fmt::format("{}: {}: {}", r.where, col, msg)};
+  };
+  Measurement m;
+  m.backend = "import";
+  m.isa = "imported";
+  m.shape.threads = 1;
+  const auto kind = import_kind(get("kind"));
+  if (!kind)
+    return fail("kind", fmt::format("expected read, copy, triad, gemv, gemm or launch, found '{}'",
+                                    get("kind")));
+  m.kind = *kind;
+  const std::string src = get("source");
+  if (src.empty()) return fail("source", "every row needs its source (profiler run, paper, page)");
+  *source = src;
+  const bool matmul = m.kind == KernelKind::gemv || m.kind == KernelKind::gemm;
+  if (matmul) {
+    const auto dt = parse_dtype(get("dtype"));
+    if (!dt) return fail("dtype", fmt::format("unknown weight format '{}'", get("dtype")));
+    m.weights = *dt;
+    m.compute = default_compute(*dt);
+    if (!get("compute").empty()) {
+      const auto ct = parse_compute_type(get("compute"));
+      if (!ct) return fail("compute", fmt::format("unknown compute type '{}'", get("compute")));
+      m.compute = *ct;
+    }
+    int64_t dims[3] = {0, 0, 0};
+    const char* names[3] = {"m", "n", "k"};
+    for (int i = 0; i < 3; ++i) {
+      const auto v = number(get(names[i]));
+      if (!v || *v < 1 || *v != std::floor(*v))
+        return fail(names[i],
+                    fmt::format("expected a positive whole number, found '{}'", get(names[i])));
+      dims[i] = static_cast<int64_t>(*v);
+    }
+    m.shape.m = dims[0];
+    m.shape.n = dims[1];
+    m.shape.k = dims[2];
+    if (m.kind == KernelKind::gemv && m.shape.m > 64)
+      return fail("m", fmt::format("a gemv is decode-shaped (m <= 64), found {}", m.shape.m));
+    m.bytes_per_call = matmul_bytes(m.weights, m.shape.m, m.shape.n, m.shape.k);
+    m.flops_per_call = matmul_flops(m.shape.m, m.shape.n, m.shape.k);
+    if (!get("bytes").empty()) {
+      const auto b = number(get("bytes"));
+      if (!b || *b <= 0)
+        return fail("bytes", fmt::format("expected a positive number, found '{}'", get("bytes")));
+      m.bytes_per_call = *b;  // the profiler's own count (e.g. with scales) wins
+    }
+  } else if (m.kind != KernelKind::call_overhead) {
+    const auto b = number(get("bytes"));
+    if (!b || *b <= 0)
+      return fail("bytes", fmt::format("a stream row needs the bytes moved per call, found '{}'",
+                                       get("bytes")));
+    m.bytes_per_call = *b;
+    m.shape.bytes = *b;
+  }
+  const auto value = number(get("value"));
+  if (!value || *value <= 0)
+    return fail("value", fmt::format("expected a positive number, found '{}'", get("value")));
+  const auto unit = parse_unit(get("unit"));
+  if (!unit)
+    return fail("unit", fmt::format("expected s, ms, us, ns, B/s, MB/s, GB/s, TB/s, FLOP/s, "
+                                    "GFLOP/s, TFLOP/s or TOPS, found '{}'",
+                                    get("unit")));
+  switch (unit->kind) {
+    case Unit::time:
+      m.median_s = *value * unit->scale;
+      break;
+    case Unit::bytes_rate:
+      if (m.bytes_per_call <= 0) return fail("unit", "a launch row is a time, not a rate");
+      m.median_s = m.bytes_per_call / (*value * unit->scale);
+      break;
+    case Unit::flops_rate:
+      if (!matmul) return fail("unit", "a FLOP rate needs a gemv or gemm row");
+      m.median_s = m.flops_per_call / (*value * unit->scale);
+      break;
+  }
+  const std::string samples = get("samples");
+  if (!samples.empty()) {
+    std::stringstream ss(samples);
+    std::string item;
+    while (std::getline(ss, item, ';')) {
+      const auto s = number(item);
+      if (!s || *s <= 0)
+        return fail("samples", fmt::format("expected per-call times in seconds, found '{}'", item));
+      m.samples_s.push_back(*s);
+    }
+  } else {
+    m.samples_s = {m.median_s};
+  }
+  m.reps = static_cast<int>(m.samples_s.size());
+  std::vector<double> sorted = m.samples_s;
+  std::sort(sorted.begin(), sorted.end());
+  m.min_s = sorted.front();
+  m.p10_s = sorted[sorted.size() / 10];
+  m.p90_s = sorted[(sorted.size() * 9) / 10 == sorted.size() ? sorted.size() - 1
+                                                             : (sorted.size() * 9) / 10];
+  if (!samples.empty()) m.median_s = sorted[sorted.size() / 2];
+  if (!get("spread").empty()) {
+    const auto s = number(get("spread"));
+    if (!s || *s < 0)
+      return fail("spread", fmt::format("expected a fraction, found '{}'", get("spread")));
+    m.spread = *s;
+  } else {
+    m.spread = m.median_s > 0 ? (m.p90_s - m.p10_s) / m.median_s : 0;
+  }
+  m.kernel = fmt::format("import.{}", kernel_kind_name(m.kind));
+  if (matmul) m.kernel += fmt::format(".{}", dtype_name(m.weights));
+  m.note = get("note");
+  return m;
+}
+
+Result<ImportedMeasurements> finish(ImportedMeasurements out, const std::vector<RawRow>& rows) {
+  if (rows.empty()) return Error{"no measurement rows"};
+  for (const auto& r : rows) {
+    std::string src;
+    auto m = to_measurement(r, &src);
+    if (!m) return Error{m.error().message};
+    out.rows.push_back(std::move(*m));
+    out.sources.push_back(src);
+  }
+  return out;
+}
+
+bool set_header(ImportedMeasurements& out, const std::string& key, const std::string& value,
+                std::string* err) {
+  if (key == "hardware") {
+    out.hardware = value;
+  } else if (key == "cache_bytes") {
+    const auto v = number(value);
+    if (!v || *v < 0) {
+      *err = fmt::format("cache_bytes: expected a number of bytes, found '{}'", value);
+      return false;
+    }
+    out.cache_bytes = *v;
+  } else if (key == "machine") {
+    out.provenance.machine = value;
+  } else if (key == "date") {
+    out.provenance.date = value;
+  } else if (key == "command") {
+    out.provenance.command = value;
+  } else if (key == "notes") {
+    out.provenance.notes = value;
+  } else {
+    *err = fmt::format(
+        "unknown header key '{}' (hardware, cache_bytes, machine, date, command, "
+        "notes)",
+        key);
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+const char* const kKnownColumns[] = {"kind",    "dtype",  "compute", "m",    "n",
+                                     "k",       "bytes",  "value",   "unit", "source",
+                                     "samples", "spread", "note"};
+
+}  // namespace
+
+double matmul_bytes(DType weights, int64_t m, int64_t n, int64_t k) {
+  const auto md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
+  return nd * kd * bytes_per_element(weights) + 2.0 * (md * kd + md * nd);
+}
+
+double matmul_flops(int64_t m, int64_t n, int64_t k) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const std::string& name) {
+  ImportedMeasurements out;
+  std::vector<std::string> header;
+  std::vector<RawRow> rows;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    const std::string t = trim(line);
+    if (t.empty()) continue;
+    if (t[0] == '#') {
+      const auto colon = t.find(':');
+      if (header.empty() && colon != std::string::npos) {
+        std::string err;
+        if (!set_header(out, trim(t.substr(1, colon - 1)), trim(t.substr(colon + 1)), &err))
+          return Error{fmt::format("{}:{}: {}", name, lineno, err)};
+      }
+      continue;
+    }
+    auto cells = split_csv(line);
+    if (header.empty()) {
+      for (auto& c : cells) c = lower(trim(c));
+      for (const char* need : {"kind", "value", "unit", "source"})
+        if (std::find(cells.begin(), cells.end(), need) == cells.end())
+          return Error{fmt::format("{}:{}: the header needs a '{}' column", name, lineno, need)};
+      for (const auto& c : cells)
+        if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), c) ==
+            std::end(kKnownColumns))
+          return Error{fmt::format("{}:{}: unknown column '{}'", name, lineno, c)};
+      header = cells;
+      continue;
+    }
+    if (cells.size() > header.size())
+      return Error{fmt::format("{}:{}: {} cells, the header has {}", name, lineno, cells.size(),
+                               header.size())};
+    RawRow r;
+    r.where = fmt::format("{}:{}", name, lineno);
+    for (size_t i = 0; i < cells.size(); ++i) r.cells[header[i]] = cells[i];
+    rows.push_back(std::move(r));
+  }
+  if (header.empty()) return Error{fmt::format("{}: no header line", name)};
+  return finish(std::move(out), rows);
+}
+
+Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
+                                                    const std::string& name) {
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return Error{fmt::format("{}:{}: {}", name, e.mark.line + 1, e.msg)};
+  }
+  if (!doc.IsMap()) return Error{fmt::format("{}: expected a mapping at the top", name)};
+  ImportedMeasurements out;
+  std::vector<RawRow> rows;
+  auto scalar = [](const YAML::Node& n) { return n.IsScalar() ? n.Scalar() : std::string(); };
+  for (const auto& kv : doc) {
+    const std::string key = kv.first.Scalar();
+    const int line = kv.first.Mark().line + 1;
+    if (key == "kind") {
+      if (scalar(kv.second) != "calibration-measurements")
+        return Error{fmt::format("{}:{}: kind: expected calibration-measurements, found '{}'", name,
+                                 line, scalar(kv.second))};
+    } else if (key == "schema_version") {
+      if (scalar(kv.second) != "1")
+        return Error{fmt::format("{}:{}: schema_version: expected 1, found '{}'", name, line,
+                                 scalar(kv.second))};
+    } else if (key == "provenance") {
+      if (!kv.second.IsMap())
+        return Error{fmt::format("{}:{}: provenance: expected a mapping", name, line)};
+      for (const auto& p : kv.second) {
+        const std::string pk = p.first.Scalar();
+        std::string err;
+        if (pk == "hardware" || pk == "cache_bytes" || !set_header(out, pk, scalar(p.second), &err))
+          return Error{fmt::format("{}:{}: provenance: {}", name, p.first.Mark().line + 1,
+                                   err.empty() ? "unknown key '" + pk + "'" : err)};
+      }
+    } else if (key == "measurements") {
+      if (!kv.second.IsSequence())
+        return Error{fmt::format("{}:{}: measurements: expected a list", name, line)};
+      for (const auto& item : kv.second) {
+        if (!item.IsMap())
+          return Error{fmt::format("{}:{}: measurements: expected a mapping per row", name,
+                                   item.Mark().line + 1)};
+        RawRow r;
+        r.where = fmt::format("{}:{}", name, item.Mark().line + 1);
+        for (const auto& c : item) {
+          const std::string ck = c.first.Scalar();
+          if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), ck) ==
+              std::end(kKnownColumns))
+            return Error{fmt::format("{}:{}: unknown key '{}'", name, c.first.Mark().line + 1, ck)};
+          if (ck == "samples" && c.second.IsSequence()) {
+            std::string joined;
+            for (const auto& s : c.second) joined += (joined.empty() ? "" : ";") + scalar(s);
+            r.cells[ck] = joined;
+          } else {
+            r.cells[ck] = scalar(c.second);
+          }
+        }
+        rows.push_back(std::move(r));
+      }
+    } else {
+      std::string err;
+      if (!set_header(out, key, scalar(kv.second), &err))
+        return Error{fmt::format("{}:{}: {}", name, line, err)};
+    }
+  }
+  return finish(std::move(out), rows);
+}
+
+Result<ImportedMeasurements> read_measurement_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{fmt::format("{}: cannot open the file", path)};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string ext = lower(path.substr(path.find_last_of('.') + 1));
+  if (ext == "csv") return parse_measurement_csv(ss.str(), path);
+  if (ext == "yaml" || ext == "yml") return parse_measurement_yaml(ss.str(), path);
+  return Error{fmt::format("{}: expected a .csv, .yaml or .yml file", path)};
+}
+
+Result<FitReport> fit_imported(const ImportedMeasurements& m) {
+  std::vector<Measurement> rows = m.rows;
+  const bool has_read = std::any_of(rows.begin(), rows.end(), [](const Measurement& r) {
+    return r.kind == KernelKind::stream_read;
+  });
+  bool from_copy = false;
+  if (!has_read)
+    for (auto& r : rows)
+      if (r.kind == KernelKind::stream_copy) {
+        r.kind = KernelKind::stream_read;
+        from_copy = true;
+      }
+  FitOptions opt;
+  opt.dram_llc_multiple = 1.0;
+  auto fit = fit_profile(rows, m.cache_bytes, opt);
+  if (!fit) return Error{fit.error().message};
+  FitReport rep = std::move(*fit);
+  if (from_copy)
+    rep.notes.push_back(
+        "memory bandwidth from copy rows (bytes read + written per call): no read rows imported");
+  rep.profile.backend = m.backend;
+  rep.profile.provenance = m.provenance;
+  rep.profile.hardware = m.hardware;
+  rep.profile.threads = 1;
+  return rep;
+}
+
+}  // namespace infercap::calibration
