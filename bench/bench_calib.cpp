@@ -11,6 +11,7 @@
 
 #include "cpuid.hpp"
 #include "infercap/calibration/registry.hpp"
+#include "matmul.hpp"
 #include "reference.hpp"
 #include "thread_team.hpp"
 
@@ -42,6 +43,29 @@ void BM_Calib_TriadOurs(benchmark::State& st) {
   for (auto _ : st) (*inst)->run();
   st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) *
                        static_cast<int64_t>((*inst)->bytes_per_call()));
+}
+
+// The same triad through an unpinned team: separates the kernel from the placement.
+void BM_Calib_TriadOursUnpinned(benchmark::State& st) {
+  const int threads = static_cast<int>(st.range(0));
+  cpu::ThreadTeam team(threads, -1, false);
+  cpu::Buffer a(4 * kStreamFloats, -1), b(4 * kStreamFloats, -1), c(4 * kStreamFloats, -1);
+  const bool z = cpu::avx512_available().available;
+  auto body = [&](int tid, int nt) {
+    const auto [lo, hi] = cpu::split_range(kStreamFloats, nt, tid, 16);
+    if (z)
+      cpu::avx512::stream_triad(a.as<float>() + lo, b.as<float>() + lo, c.as<float>() + lo, 3.0f,
+                                hi - lo);
+    else
+      cpu::avx2::stream_triad(a.as<float>() + lo, b.as<float>() + lo, c.as<float>() + lo, 3.0f,
+                              hi - lo);
+  };
+  team.run([&](int tid, int nt) {
+    const auto [lo, hi] = cpu::split_range(kStreamFloats, nt, tid, 16);
+    for (long i = lo; i < hi; ++i) a.as<float>()[i] = 0, b.as<float>()[i] = 1, c.as<float>()[i] = 2;
+  });
+  for (auto _ : st) team.run(body);
+  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * 3 * 4 * kStreamFloats);
 }
 
 void BM_Calib_TriadStreamOmp(benchmark::State& st) {
@@ -93,6 +117,7 @@ void gemv_args(benchmark::internal::Benchmark* b) {
 }  // namespace
 
 BENCHMARK(BM_Calib_TriadOurs)->Apply(triad_args);
+BENCHMARK(BM_Calib_TriadOursUnpinned)->Apply(triad_args);
 BENCHMARK(BM_Calib_TriadStreamOmp)->Apply(triad_args);
 BENCHMARK(BM_Calib_SgemvOurs)->Apply(gemv_args);
 BENCHMARK(BM_Calib_SgemvOpenBlas)->Apply(gemv_args);

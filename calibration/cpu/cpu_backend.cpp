@@ -406,21 +406,25 @@ std::vector<PlanItem> cpu_plan(Effort effort, const MachineInfo& m) {
   }
 
   // Decode GEMV: weights of at least 4 x LLC, so they stream from DRAM.
-  auto dram_square = [&](DType w) {
+  // k = 4096 (a real hidden size); n grows in decode shapes up to 16k, then beyond (an lm_head
+  // shape) until the weights reach 4 x LLC, so they stream from DRAM on any cache size.
+  auto dram_rows = [&](DType w) {
     const double bpe = w == DType::fp32 ? 4 : w == DType::bf16 ? 2 : w == DType::int8 ? 1 : 0.5625;
-    long n = 4096;
-    while (n < 16384 && static_cast<double>(n) * static_cast<double>(n) * bpe < 4 * llc) n *= 2;
-    return n;
+    const double need = 4.2 * llc / (4096.0 * bpe);
+    return std::max(4096L,
+                    (static_cast<long>(need) + cpu::kRowGrain) / cpu::kRowGrain * cpu::kRowGrain);
   };
   for (DType w : {DType::fp32, DType::bf16, DType::int8, DType::int4}) {
-    const long n = dram_square(w);
+    const long n = dram_rows(w);
     if (full) {
       for (const auto& k : ks)
         if (k.kind == KernelKind::gemv && k.weights == w)
-          for (long b : {1L, 4L, 16L, 64L}) add(k.name, {cores, -1, 0, b, n, n});
-      for (int t : thread_counts) add(best_matmul(ks, KernelKind::gemv, w), {t, -1, 0, 1, n, n});
+          for (long b : {1L, 4L, 16L, 64L}) add(k.name, {cores, -1, 0, b, n, 4096});
+      for (int t : thread_counts) add(best_matmul(ks, KernelKind::gemv, w), {t, -1, 0, 1, n, 4096});
+      for (long sq : {1024L, 2048L, 8192L, 16384L})
+        add(best_matmul(ks, KernelKind::gemv, w), {cores, -1, 0, 1, sq, sq});
     } else {
-      add(best_matmul(ks, KernelKind::gemv, w), {cores, -1, 0, 1, n, n});
+      add(best_matmul(ks, KernelKind::gemv, w), {cores, -1, 0, 1, n, 4096});
     }
   }
   // Small GEMVs for the per-call overhead line: time = overhead + bytes / rate.

@@ -29,20 +29,49 @@ hwloc_topology_t topology() {
 
 std::vector<unsigned> pick_pus(int threads, int numa_node) {
   hwloc_topology_t t = topology();
-  hwloc_obj_t node = nullptr;
-  if (numa_node >= 0)
-    node = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(numa_node));
-  std::vector<unsigned> pus;
-  const int ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
-  for (int c = 0; c < ncores; ++c) {
-    hwloc_obj_t core = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, static_cast<unsigned>(c));
-    if (core == nullptr || core->cpuset == nullptr) continue;
-    if (node != nullptr && !hwloc_bitmap_isincluded(core->cpuset, node->cpuset)) continue;
-    const int pu = hwloc_bitmap_first(core->cpuset);
-    if (pu >= 0) pus.push_back(static_cast<unsigned>(pu));
+  hwloc_obj_t root = hwloc_get_root_obj(t);
+  if (numa_node >= 0) {
+    hwloc_obj_t node =
+        hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(numa_node));
+    if (node != nullptr) {
+      // The node's cpuset as a root: the smallest object covering it.
+      root = hwloc_get_obj_covering_cpuset(t, node->cpuset);
+      if (root == nullptr) root = hwloc_get_root_obj(t);
+    }
   }
-  if (pus.empty()) pus.push_back(0);
+  const int ncores = hwloc_get_nbobjs_inside_cpuset_by_type(t, root->cpuset, HWLOC_OBJ_CORE);
   std::vector<unsigned> out;
+  if (ncores <= 0) {
+    for (int i = 0; i < threads; ++i) out.push_back(0);
+    return out;
+  }
+  // Fewer threads than cores: spread them over the topology (packages, NUMA nodes, caches)
+  // with hwloc_distrib, so n threads get the memory paths n spread cores have, not those of
+  // n neighbours. More threads than cores wrap around, one per core each round.
+  const int n = std::min(threads, ncores);
+  std::vector<hwloc_cpuset_t> sets(static_cast<size_t>(n));
+  for (auto& c : sets) c = hwloc_bitmap_alloc();
+  hwloc_distrib(t, &root, 1, sets.data(), static_cast<unsigned>(n),
+                hwloc_get_type_depth(t, HWLOC_OBJ_CORE), 0);
+  std::vector<unsigned> pus;
+  for (auto& c : sets) {
+    // Each set holds at least one core: take the first PU of its first core.
+    hwloc_obj_t core = hwloc_get_next_obj_inside_cpuset_by_type(t, c, HWLOC_OBJ_CORE, nullptr);
+    const int pu = hwloc_bitmap_first(core != nullptr ? core->cpuset : c);
+    pus.push_back(static_cast<unsigned>(pu < 0 ? 0 : pu));
+    hwloc_bitmap_free(c);
+  }
+  // Two threads on one PU would make every fork/join wait a scheduler slice: never allow it.
+  std::vector<unsigned> sorted = pus;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    pus.clear();
+    for (int c = 0; c < n; ++c) {
+      hwloc_obj_t core = hwloc_get_obj_inside_cpuset_by_type(t, root->cpuset, HWLOC_OBJ_CORE,
+                                                             static_cast<unsigned>(c));
+      pus.push_back(static_cast<unsigned>(std::max(0, hwloc_bitmap_first(core->cpuset))));
+    }
+  }
   for (int i = 0; i < threads; ++i) out.push_back(pus[static_cast<size_t>(i) % pus.size()]);
   return out;
 }

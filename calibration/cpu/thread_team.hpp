@@ -17,9 +17,9 @@ namespace infercap::calibration::cpu {
 /// The machine's hwloc topology, loaded once.
 hwloc_topology_t topology();
 
-/// PU os-indices to pin to: one PU per physical core, cores of `numa_node` first (all nodes when
-/// -1), in topology order. Fewer entries than requested threads means the machine has fewer
-/// cores; threads then wrap around.
+/// PU os-indices to pin `threads` threads to: one PU per physical core of `numa_node` (all nodes
+/// when -1), spread over the topology by hwloc_distrib when there are fewer threads than cores;
+/// more threads than cores wrap around.
 std::vector<unsigned> pick_pus(int threads, int numa_node);
 
 class ThreadTeam {

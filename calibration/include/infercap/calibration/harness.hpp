@@ -44,7 +44,8 @@ struct Measurement {
   bool check_ok = false;
   double check_error = 0;
   std::string note;  ///< check message, retry count, ...
-  /// Per-call times of the kept repetitions (the fit uses them for confidence intervals).
+  /// Per-call times of the kept samples (the fit uses them for confidence intervals). Calls
+  /// under 20 us are timed in batches; a sample is then a batch's mean, and `reps` counts calls.
   std::vector<double> samples_s;
 
   double bytes_per_s() const { return median_s > 0 ? bytes_per_call / median_s : 0; }
