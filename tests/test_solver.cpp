@@ -311,3 +311,42 @@ TEST_CASE("plan inputs are validated field by field", "[unit][solver]") {
   bad_model.pools[0].model = "nope";
   CHECK_FALSE(solve(bad_model).ok());
 }
+
+TEST_CASE("an NPU that saves hardware wins a fixed model and loses to monthly re-ports",
+          "[unit][solver]") {
+  // Seed 004: the NPU's price advantage against the engineering of each port. The NPU here is the
+  // test GPU's twin at half the unit price; porting costs 2 engineer-weeks at first and 2 per
+  // model change, at $4000 a week.
+  PlanInputs in = inputs(20000, 8000);
+  HardwareSpec npu = test_gpu();
+  npu.name = "testnpu";
+  npu.hw_class = HwClass::npu;
+  in.space.hardware.push_back(npu);
+  DevicePricing np = in.prices.devices[0];
+  np.hardware = "testnpu";
+  np.tiers = {{1, 5000}};
+  np.porting_family = "npu-sdk";
+  in.prices.devices.push_back(np);
+  in.prices.porting.push_back({"npu-sdk", 2, 2, true});
+  in.prices.engineer_week_usd = 4000;
+  auto fixed = solve(in);
+  REQUIRE(fixed.ok());
+  REQUIRE(fixed->pools[0].ranked.size() == 2);
+  const CandidateRow* n = nullptr;
+  const CandidateRow* g = nullptr;
+  for (const auto& r : fixed->pools[0].ranked) (r.hw_class == HwClass::npu ? n : g) = &r;
+  REQUIRE(n != nullptr);
+  REQUIRE(g != nullptr);
+  CHECK(n->devices == g->devices);  // twins: same capacity, same fleet
+  // Hardware saving over the 2-year horizon: devices x $5000 x (2/3 capital + 2 x 10% upkeep).
+  const double saving = n->devices * 5000.0 * (2.0 / 3.0 + 0.2);
+  CHECK(g->cost.tco_usd - (n->cost.tco_usd - n->cost.porting_usd) == Approx(saving));
+  CHECK(n->cost.porting_usd == Approx(2 * 4000.0));
+  REQUIRE(saving > 8000);
+  CHECK(fixed->recommended.parts[0].hardware == "testnpu");
+  in.constraints.model_changes_per_year = 12;  // 24 changes over 2 years: 2 + 48 weeks
+  auto monthly = solve(in);
+  REQUIRE(monthly.ok());
+  REQUIRE(saving < (2 + 48) * 4000.0);
+  CHECK(monthly->recommended.parts[0].hardware == "testgpu");
+}

@@ -18,7 +18,10 @@ const std::vector<std::pair<std::string_view, HwClass>> kClassNames = {
 // A list of numbers under `key` (plain numbers or quantities of the key's dimension).
 std::optional<std::vector<double>> number_list(Reader& r, std::string_view key, Range range,
                                                Dim dim = Dim::dimensionless) {
-  if (!r.has(key)) return std::nullopt;
+  if (!r.has(key)) {
+    r.ignore(key);  // records the key as known, for did-you-mean on typos
+    return std::nullopt;
+  }
   YAML::Node n = r.raw(key);
   if (!n.IsSequence()) {
     r.error(key, "expected a list of numbers, e.g. [1, 2, 4]");
@@ -205,6 +208,7 @@ std::optional<RequestClass> read_request_class(Reader& r) {
   } else {
     ok = false;
   }
+  if (!r.has("arrival")) r.ignore("arrival");
   if (r.has("arrival")) {
     YAML::Node n = r.raw("arrival");
     std::string kind;
@@ -312,6 +316,7 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
         c->error("hardware", "expected 'all' or a list of hardware names");
       }
     } else {
+      c->ignore("hardware");
       s.all_hardware = true;
     }
     s.classes = class_list(*c, "classes");
@@ -398,7 +403,7 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
     sc.seed = static_cast<uint64_t>(v->value_or<int64_t>("seed", 1, Range::non_negative()));
   }
   // A scenario's numbers are the user's own statement; sources are welcome but not demanded.
-  if (r.has("sources")) r.ignore("sources");
+  r.ignore("sources");
   r.finish();
   if (diags.error_count() > before)
     return Error{

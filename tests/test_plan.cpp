@@ -1,0 +1,254 @@
+// Scenario and price-book reading (diagnostics for bad specs) and the `infercap plan` command.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "infercap/spec/catalog.hpp"
+#include "infercap/spec/prices.hpp"
+#include "infercap/spec/scenario.hpp"
+
+using namespace infercap;
+
+namespace {
+
+const std::string kData = std::string(INFERCAP_SOURCE_DIR) + "/data";
+
+const char* kGood = R"(schema_version: 1
+kind: scenario
+name: t
+workload:
+  classes:
+    - name: chat
+      model: qwen2.5-7b
+      rate: {mean_qps: 2, peak_qps: 5}
+      prompt_tokens: {kind: lognormal, p50: 400, p90: 1000}
+      output_tokens: 100
+      sla:
+        ttft_p99_s: "500 ms"
+        tpot_p90_s: 0.05
+candidates:
+  hardware: [l4]
+  precisions: [int8]
+  tp: [1]
+  max_batch: [16]
+)";
+
+struct Parsed {
+  Result<spec::Scenario> sc = Error{"not run"};
+  spec::Diagnostics diags;
+};
+
+Parsed parse(const std::string& text) {
+  Parsed p;
+  spec::Document doc = spec::parse_text(text, "spec.yaml", p.diags);
+  p.sc = spec::parse_scenario(doc, kData, p.diags);
+  return p;
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto pos = s.find(from);
+  REQUIRE(pos != std::string::npos);
+  return s.replace(pos, from.size(), to);
+}
+
+struct Run {
+  int rc = -1;
+  std::string out;
+};
+
+Run cli(const std::string& args) {
+  Run r;
+  const std::string cmd = std::string(INFERCAP_CLI_PATH) + " " + args + " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  REQUIRE(f != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(f);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("infercap_test_plan_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("a scenario reads into SI units and the default price book", "[unit][solver]") {
+  Parsed p = parse(kGood);
+  INFO(p.diags.format());
+  REQUIRE(p.sc.ok());
+  const auto& c = p.sc->classes.at(0);
+  CHECK(c.rate.mean_qps == 2);
+  CHECK(c.rate.peak_qps == 5);
+  CHECK(c.sla.ttft.limit_s == Approx(0.5));
+  CHECK(c.sla.ttft.percentile == 99);
+  CHECK(c.sla.tpot.percentile == 90);
+  CHECK(c.output_tokens.kind == LengthKind::fixed);
+  CHECK(c.prompt_tokens.kind == LengthKind::lognormal);
+  CHECK(p.sc->prices.name == "default");
+  CHECK(p.sc->constraints.horizon_years == 3);
+}
+
+TEST_CASE("a percentile outside (0, 100) is an error at its line", "[unit][solver]") {
+  for (const char* key : {"ttft_p100_s", "ttft_p0_s"}) {
+    Parsed p = parse(replace(kGood, "ttft_p99_s", key));
+    CHECK_FALSE(p.sc.ok());
+    const std::string d = p.diags.format();
+    INFO(d);
+    CHECK(d.find("spec.yaml:12:") != std::string::npos);
+    CHECK(d.find(std::string("workload.classes[0].sla.") + key) != std::string::npos);
+    CHECK(d.find("outside (0, 100)") != std::string::npos);
+  }
+}
+
+TEST_CASE("negative rates, unknown keys and unknown precisions are diagnosed", "[unit][solver]") {
+  Parsed neg = parse(replace(kGood, "mean_qps: 2", "mean_qps: -2"));
+  CHECK_FALSE(neg.sc.ok());
+  CHECK(neg.diags.format().find("workload.classes[0].rate.mean_qps") != std::string::npos);
+
+  Parsed typo = parse(replace(kGood, "max_batch:", "max_bacth:"));
+  CHECK_FALSE(typo.sc.ok());
+  CHECK(typo.diags.format().find("did you mean 'max_batch'") != std::string::npos);
+
+  Parsed prec = parse(replace(kGood, "[int8]", "[int9]"));
+  CHECK_FALSE(prec.sc.ok());
+  CHECK(prec.diags.format().find("unknown precision 'int9'") != std::string::npos);
+
+  Parsed nosla = parse(replace(kGood, "ttft_p99_s: \"500 ms\"", "ttft_p99_s: -1"));
+  CHECK_FALSE(nosla.sc.ok());
+
+  Parsed unit = parse(replace(kGood, "\"500 ms\"", "\"500 GB\""));
+  CHECK_FALSE(unit.sc.ok());  // a size where a time is expected
+}
+
+TEST_CASE("tier shares must sum to one", "[unit][solver]") {
+  std::string t = std::string(kGood) +
+                  "fleet:\n  strategy: tiered\n  tiers:\n    - {model: qwen2.5-7b, share: 0.7}\n"
+                  "    - {model: llama-3.1-70b, share: 0.2}\n";
+  Parsed p = parse(t);
+  CHECK_FALSE(p.sc.ok());
+  CHECK(p.diags.format().find("sum to 0.9") != std::string::npos);
+}
+
+TEST_CASE("CNY money is converted at the stated rate; prices can be overridden", "[unit][solver]") {
+  std::string t = std::string(kGood) +
+                  "constraints:\n  capex_budget_cny: 72000\nprices:\n  cny_per_usd: 7.2\n"
+                  "  electricity_cny_per_kwh: 0.72\n  devices:\n    - hardware: l4\n"
+                  "      tiers: [{min_units: 1, unit_price_cny: 14400}]\n";
+  Parsed p = parse(t);
+  INFO(p.diags.format());
+  REQUIRE(p.sc.ok());
+  CHECK(p.sc->constraints.capex_budget_usd == Approx(10000));
+  CHECK(p.sc->prices.electricity_usd_per_kwh == Approx(0.1));
+  CHECK(p.sc->prices.find("l4")->unit_price_usd(1) == Approx(2000));
+  // Untouched fields keep the base book's values.
+  CHECK(p.sc->prices.find("l4")->porting_family == "cuda");
+}
+
+TEST_CASE("every price book and example in data/ loads and resolves", "[unit][solver]") {
+  spec::Diagnostics diags;
+  const spec::Catalog cat = spec::Catalog::load(kData, diags);
+  for (const auto& e : std::filesystem::directory_iterator(kData + "/prices")) {
+    spec::Diagnostics d;
+    auto b = spec::load_prices(e.path().string(), d);
+    INFO(e.path().string() << "\n" << d.format());
+    CHECK(b.ok());
+  }
+  int examples = 0;
+  for (const auto& e : std::filesystem::directory_iterator(kData + "/examples")) {
+    const std::string path = e.path().string();
+    if (path.find(".stack.yaml") != std::string::npos) continue;
+    spec::Diagnostics d;
+    auto sc = spec::load_scenario(path, kData, d);
+    INFO(path << "\n" << d.format());
+    REQUIRE(sc.ok());
+    auto in = spec::to_plan_inputs(*sc, cat, d);
+    CHECK(in.has_value());
+    ++examples;
+  }
+  CHECK(examples >= 8);
+}
+
+TEST_CASE("an unknown model or hardware name is a diagnostic with a suggestion", "[unit][solver]") {
+  spec::Diagnostics diags;
+  const spec::Catalog cat = spec::Catalog::load(kData, diags);
+  Parsed p = parse(replace(replace(kGood, "qwen2.5-7b", "qwen2.5-7c"), "[l4]", "[l44]"));
+  REQUIRE(p.sc.ok());
+  spec::Diagnostics d;
+  auto in = spec::to_plan_inputs(*p.sc, cat, d);
+  CHECK_FALSE(in.has_value());
+  const std::string text = d.format();
+  INFO(text);
+  CHECK(text.find("workload.classes[0].model") != std::string::npos);
+  CHECK(text.find("candidates.hardware[0]") != std::string::npos);
+  CHECK(text.find("qwen2.5-7b") != std::string::npos);  // did you mean
+}
+
+TEST_CASE("infercap plan prints JSON with the ranked list, Pareto front and rejections",
+          "[solver]") {
+  Run r = cli("plan " + kData + "/examples/long-context.yaml --format json --top 3");
+  REQUIRE(r.rc == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["feasible"] == true);
+  CHECK(j["recommended"]["parts"][0]["hardware"] == "l40s");
+  const auto& pool = j["pools"][0];
+  CHECK(pool["ranked"].size() >= 1);
+  CHECK(pool["pareto"].size() >= 1);
+  bool t4 = false;
+  for (const auto& x : pool["rejected"])
+    if (x["hardware"] == "t4" && x["binding"] == "memory") t4 = true;
+  CHECK(t4);
+  for (const char* key : {"max_qps_per_replica", "ttft_p50_s", "ttft_p99_s", "tpot_p99_s",
+                          "utilisation", "power_w", "capex_usd", "opex_per_year_usd", "tco_usd",
+                          "usd_per_mtok", "servers", "tp", "precision", "stack"})
+    CHECK(pool["ranked"][0].contains(key));
+}
+
+TEST_CASE("infercap plan: CSV, Markdown and CNY output", "[solver]") {
+  const std::string spec = kData + "/examples/long-context.yaml";
+  Run csv = cli("plan " + spec + " --format csv");
+  REQUIRE(csv.rc == 0);
+  CHECK(csv.out.rfind("pool,hardware,class", 0) == 0);
+  Run md = cli("plan " + spec + " --format md --currency CNY");
+  REQUIRE(md.rc == 0);
+  CHECK(md.out.find("# infercap plan: long-context") != std::string::npos);
+  CHECK(md.out.find("tco_cny") != std::string::npos);
+  CHECK(md.out.find("CNY at 7.2 per USD") != std::string::npos);
+}
+
+TEST_CASE("infercap plan: an infeasible budget is an answer with exit code 5", "[solver]") {
+  std::string text;
+  {
+    std::ifstream in(kData + "/examples/long-context.yaml");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  text = replace(text, "  horizon_years: 3", "  horizon_years: 3\n  capex_budget_usd: 1000");
+  const std::string path = temp_file("budget.yaml", text);
+  Run r = cli("plan " + path + " --data " + kData);
+  CHECK(r.rc == 5);
+  CHECK(r.out.find("INFEASIBLE") != std::string::npos);
+  CHECK(r.out.find("capex_budget") != std::string::npos);
+  CHECK(r.out.find("add $") != std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("infercap plan: malformed specs exit 3 with file:line:col", "[solver]") {
+  const std::string path = temp_file("bad.yaml", replace(kGood, "ttft_p99_s", "ttft_p100_s"));
+  Run r = cli("plan " + path + " --data " + kData);
+  CHECK(r.rc == 3);
+  CHECK(r.out.find(path + ":12:") != std::string::npos);
+  std::filesystem::remove(path);
+  Run missing = cli("plan /nonexistent/spec.yaml --data " + kData);
+  CHECK(missing.rc != 0);
+  Run badfmt = cli("plan " + kData + "/examples/long-context.yaml --format xml");
+  CHECK(badfmt.rc == 3);
+}
