@@ -157,13 +157,26 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
     fitted = r->stack;
     for (size_t i = 0; i < r->params.size(); ++i) {
       t.add({std::string(hw_class_name(cls)), std::string(stack_param_name(r->params[i])),
-             r->values[i], r->ci95_low[i], r->ci95_high[i], static_cast<long long>(r->cases),
+             r->values[i],
+             r->identified[i] ? Cell{r->ci95_low[i]}
+             : r->values[i] >= 1.0 && stack_param_name(r->params[i]).ends_with("_fraction")
+                 ? Cell{std::string("at its bound of 1")}
+                 : Cell{std::string("not determined")},
+             r->identified[i] ? Cell{r->ci95_high[i]} : Cell{}, static_cast<long long>(r->cases),
              r->rms_log_error_before, r->rms_log_error_after});
     }
     notes.push_back(fmt::format(
         "{}: fitted {} parameters on {} rows; rms log error {:.3f} -> {:.3f}", hw_class_name(cls),
         r->params.size(), r->cases, r->rms_log_error_before, r->rms_log_error_after));
-    if (a.cross_validate) {
+    if (a.cross_validate && [&] {
+          std::set<std::string> d;
+          for (const auto& c : cases) d.insert(c.hardware.name);
+          if (d.size() < 2) {
+            notes.push_back(fmt::format("{}: one device only, no leave-one-hardware-out estimate",
+                                        hw_class_name(cls)));
+          }
+          return d.size() >= 2;
+        }()) {
       // Leave one hardware out: fit on every other device, predict the held-out one.
       std::set<std::string> devices;
       for (const auto& c : cases) devices.insert(c.hardware.name);

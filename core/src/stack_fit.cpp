@@ -186,14 +186,31 @@ Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
   out.iterations = std::min(it, 100);
   out.cases = static_cast<int>(cases.size());
   out.rms_log_error_after = std::sqrt(cost / m);
-  // Covariance of theta: s^2 (J^T J)^-1 with s^2 = cost / (m - n).
+  // Covariance of theta: s^2 (J^T J)^-1 with s^2 = cost / (m - n), over the parameters the cases
+  // are sensitive to (a zero Jacobian column means no case depends on that parameter).
   const double dof = std::max(1.0, m - static_cast<double>(n));
-  const Eigen::MatrixXd cov = (J.transpose() * J).ldlt().solve(Eigen::MatrixXd::Identity(n, n)) *
-                              (cost / dof);
+  std::vector<Eigen::Index> idx;
   for (Eigen::Index j = 0; j < n; ++j) {
-    const double sd = std::sqrt(std::max(0.0, cov(j, j)));
+    if (J.col(j).norm() > 1e-9) idx.push_back(j);
+  }
+  const auto k = static_cast<Eigen::Index>(idx.size());
+  Eigen::MatrixXd Js(J.rows(), k);
+  for (Eigen::Index j = 0; j < k; ++j) Js.col(j) = J.col(idx[static_cast<size_t>(j)]);
+  const Eigen::MatrixXd cov =
+      (Js.transpose() * Js).ldlt().solve(Eigen::MatrixXd::Identity(k, k)) * (cost / dof);
+  for (Eigen::Index j = 0; j < n; ++j) {
     const double v = *field(out.stack.for_class(cls), params[static_cast<size_t>(j)]);
     out.values.push_back(v);
+    const auto pos = std::find(idx.begin(), idx.end(), j);
+    if (pos == idx.end()) {
+      out.identified.push_back(false);
+      out.ci95_low.push_back(NAN);
+      out.ci95_high.push_back(NAN);
+      continue;
+    }
+    const auto c = static_cast<Eigen::Index>(pos - idx.begin());
+    const double sd = std::sqrt(std::max(0.0, cov(c, c)));
+    out.identified.push_back(true);
     out.ci95_low.push_back(std::exp(theta[j] - 1.96 * sd));
     double hi = std::exp(theta[j] + 1.96 * sd);
     if (is_fraction(params[static_cast<size_t>(j)])) hi = std::min(hi, 1.0);

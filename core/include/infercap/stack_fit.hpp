@@ -59,7 +59,8 @@ struct StackFitResult {
   std::vector<StackParam> params;  ///< what was fitted
   std::vector<double> values;
   std::vector<double> ci95_low;   ///< from the Gauss-Newton covariance in log space
-  std::vector<double> ci95_high;
+  std::vector<double> ci95_high;  ///< NaN for a parameter the cases do not determine
+  std::vector<bool> identified;   ///< false: no case is sensitive to it; kept at its start value
   double rms_log_error_before = 0;
   double rms_log_error_after = 0;
   int iterations = 0;
