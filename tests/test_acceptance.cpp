@@ -239,3 +239,30 @@ TEST_CASE("case 7: NPU porting is paid once for a fixed model and monthly for a 
   const bool npu_cheaper = npu_f->cost.tco_usd < gpu_f->cost.tco_usd;
   CHECK((fixed.recommended.parts[0].hw_class == HwClass::npu) == npu_cheaper);
 }
+
+TEST_CASE("staged growth: start on the owned CPU servers, buy GPUs when the load passes them",
+          "[golden][solver]") {
+  const PlanInputs in = load("staged-growth.yaml");
+  const Plan plan = run(in);
+  REQUIRE(plan.feasible);
+  const auto& purchases = plan.recommended.cost.purchases;
+  REQUIRE(!purchases.empty());
+  const CandidateRow* cpu = nullptr;
+  const CandidateRow* gpu = nullptr;
+  for (const auto& p : plan.recommended.parts) (p.hw_class == HwClass::cpu ? cpu : gpu) = &p;
+  REQUIRE(cpu != nullptr);
+  REQUIRE(gpu != nullptr);
+  // The first GPU is bought in the first year whose design load exceeds the owned CPUs.
+  const double cpu_capacity = cpu->replicas * cpu->max_qps_per_replica;
+  const double design0 = design_qps(in.pools[0].classes[0].rate);
+  int first_over = -1;
+  for (int y = 0; y < in.constraints.horizon_years && first_over < 0; ++y)
+    if (design0 * std::pow(1 + in.constraints.load_growth_per_year, y) > cpu_capacity + 1e-9)
+      first_over = y;
+  REQUIRE(first_over > 0);  // the CPUs carry at least the first year
+  CHECK(purchases.front().hardware == gpu->hardware);
+  CHECK(purchases.front().year == first_over);
+  CHECK(cpu->cost.capex_usd == 0);  // owned
+  REQUIRE(!plan.alternatives.empty());
+  CHECK(plan.recommended.cost.tco_usd < plan.alternatives[0].cost.tco_usd);
+}
