@@ -22,7 +22,7 @@ using namespace infercap;
 // (data/hardware/h100-sxm.yaml).
 ModelSpec llama_8b() {
   ModelSpec m;
-  m.name = "llama-3.1-8b";
+  m.name = std::string("llama-3.1-8b");
   m.layers = 32;
   m.hidden = 4096;
   m.heads = 32;
@@ -36,7 +36,7 @@ ModelSpec llama_8b() {
 
 HardwareSpec h100() {
   HardwareSpec h;
-  h.name = "h100-sxm";
+  h.name = std::string("h100-sxm");
   h.hw_class = HwClass::gpu;
   at(h.dense_flops_per_s, ComputeType::bf16) = 989.4e12;
   at(h.dense_flops_per_s, ComputeType::fp16) = 989.4e12;
@@ -52,7 +52,7 @@ HardwareSpec h100() {
 
 StackSpec vllm_like() {
   StackSpec s = ideal_stack();
-  s.name = "vllm-like";
+  s.name = std::string("vllm-like");
   s.datasheet_peaks = false;
   auto& e = s.for_class(HwClass::gpu);
   e.weight_bandwidth_fraction = 0.8;
@@ -81,7 +81,7 @@ struct Fixture {
     perf = std::make_unique<PerfModel>(std::move(*p));
     step = std::make_unique<PerfStepModel>(*perf, cfg.max_batched_tokens);
     RequestClass c;
-    c.name = "chat";
+    c.name = std::string("chat");
     c.rate.mean_qps = 10;
     c.prompt_tokens = *lognormal_length_mean_sigma(512, 0.6);
     c.output_tokens = *lognormal_length_mean_sigma(256, 0.6);

@@ -432,7 +432,7 @@ TEST_CASE("step table: exact for bilinear step times, close on a roofline", "[mo
 TEST_CASE("PerfStepModel adapts the roofline PerfModel", "[model]") {
   // Llama-3.1-8B shape (data/models/llama-3.1-8b.yaml) on an H100-SXM-like device, ideal stack.
   ModelSpec md;
-  md.name = "llama-3.1-8b";
+  md.name = std::string("llama-3.1-8b");
   md.layers = 32;
   md.hidden = 4096;
   md.heads = 32;
@@ -442,7 +442,7 @@ TEST_CASE("PerfStepModel adapts the roofline PerfModel", "[model]") {
   md.vocab = 128256;
   md.max_context = 131072;
   HardwareSpec hw;
-  hw.name = "h100-like";
+  hw.name = std::string("h100-like");
   hw.hw_class = HwClass::gpu;
   at(hw.dense_flops_per_s, ComputeType::bf16) = 989.4e12;
   hw.memory_bytes = 80e9;

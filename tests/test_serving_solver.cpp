@@ -29,7 +29,7 @@ struct AffineStep final : StepModel {
 RequestClass mm1_class(double e2e_limit_s) {
   // 1-token prompt, exponential output of mean 20 tokens, 1 ms steps: M/M/1 with mu = 50/s.
   RequestClass c;
-  c.name = "mm1";
+  c.name = std::string("mm1");
   c.rate.mean_qps = 1;
   c.prompt_tokens = *fixed_length(1);
   c.output_tokens = *exponential_length(20);
@@ -86,7 +86,7 @@ TEST_CASE("max QPS without latency bounds is the stability limit", "[solver]") {
   ConstStep m;
   m.s = 0.01;
   RequestClass c;
-  c.name = "d";
+  c.name = std::string("d");
   c.rate.mean_qps = 1;
   c.prompt_tokens = *fixed_length(1);
   c.output_tokens = *fixed_length(1);
@@ -101,8 +101,8 @@ TEST_CASE("two classes share the replica in their design proportions", "[solver]
   // Both classes are the M/M/1 class; rates 1 : 3. The bound is on the total, as for one class.
   ConstStep m;
   auto a = mm1_class(0.2), b = mm1_class(0.2);
-  a.name = "a";
-  b.name = "b";
+  a.name = std::string("a");
+  b.name = std::string("b");
   b.rate.mean_qps = 3;
   auto r = max_qps_within_sla(m, single_server(), {a, b}, 1e-5);
   REQUIRE(r);
@@ -119,7 +119,7 @@ TEST_CASE("batch knee on an affine step time", "[solver]") {
   // The curves as multiples of batch 1 cross when (a + kb)^2 > b (a + k)^2: not before b = 400.
   AffineStep m;
   RequestClass c;
-  c.name = "k";
+  c.name = std::string("k");
   c.rate.mean_qps = 1;
   c.prompt_tokens = *fixed_length(1);
   c.output_tokens = *fixed_length(8);

@@ -152,7 +152,7 @@ TEST_CASE("rates: design and average QPS", "[model]") {
 
 TEST_CASE("request class validation names the field", "[model]") {
   RequestClass c;
-  c.name = "chat";
+  c.name = std::string("chat");
   c.rate.mean_qps = -1;
   c.prompt_tokens = *fixed_length(100);
   c.output_tokens = *fixed_length(100);
@@ -171,7 +171,7 @@ TEST_CASE("request class validation names the field", "[model]") {
   CHECK(has("sla.tpot: limit"));
 
   RequestClass ok;
-  ok.name = "ok";
+  ok.name = std::string("ok");
   ok.rate.mean_qps = 1;
   ok.prompt_tokens = *fixed_length(100);
   ok.output_tokens = *fixed_length(100);
