@@ -23,6 +23,9 @@ constexpr double kSecondsPerYear = kHoursPerYear * 3600.0;
 // server CPU socket idles near 30% of TDP. docs/plan.md.
 constexpr double kIdleFractionDefault = 0.3;
 constexpr int kDefaultRackUnits = 2;
+// Max QPS to 1%: sizing rounds replicas up anyway, and the bisection is most of a candidate's
+// evaluation time.
+constexpr double kQpsRelTol = 1e-2;
 
 std::string gib(double bytes) {
   return fmt::format("{:.1f} GiB", bytes / kGiB);
@@ -341,7 +344,7 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
             gib(one.weights_bytes), longest, gib(one.capacity_bytes),
             e.perf->max_batch(longest, e.cfg.max_batched_tokens)));
   }
-  auto mq = max_qps_within_sla(*e.step, e.cfg, pool.classes);
+  auto mq = max_qps_within_sla(*e.step, e.cfg, pool.classes, kQpsRelTol);
   if (!mq) {
     add(r, "serving", false, -1, mq.error().message);
     finish_feasibility(r);
