@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "calibrate_import.hpp"
 #include "commands.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
@@ -198,7 +199,7 @@ Runner register_calibrate(CLI::App& app) {
   auto args = std::make_shared<CalibrateArgs>();
   auto* sub =
       app.add_subcommand("calibrate", "measure this machine and write a calibration profile");
-  sub->add_option("--backend,-b", args->backend, "calibration backend (cpu)")
+  sub->add_option("--backend,-b", args->backend, "calibration backend (cpu, cuda, opencl; --list)")
       ->capture_default_str();
   sub->add_flag("--quick", args->quick, "the points the profile needs (< 60 s; default)");
   sub->add_flag("--full", args->full, "the whole sweep: sizes, threads, ISAs, batches (< 10 min)");
@@ -210,7 +211,9 @@ Runner register_calibrate(CLI::App& app) {
   sub->add_option("--data", args->data, "catalog folder");
   sub->add_option("--threads", args->threads, "use at most this many cores (default: all)");
   sub->add_flag("--list", args->list, "list backends and kernels with their availability");
-  return [args] {
+  auto imports = add_import_options(sub);  // --from-benchmarks, --import: calibrate_import.cpp
+  return [args, imports] {
+    if (imports->active()) return run_import(*imports, args->output, args->hardware, args->data);
     // Provenance: the command as typed (argv is not reachable here; rebuild it from the flags).
     std::string cmd = "infercap calibrate --backend " + args->backend +
                       (args->full   ? " --full"

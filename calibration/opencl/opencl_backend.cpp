@@ -26,7 +26,13 @@ const char* kSource = R"CL(
 __kernel void read_sum(__global const float4* a, ulong n4, __global float* partial) {
   __local float acc[256];
   float4 s = (float4)(0.0f);
+#ifdef CPU_LAYOUT
+  const ulong per = (n4 + get_global_size(0) - 1) / get_global_size(0);
+  const ulong e = min(n4, (get_global_id(0) + 1) * per);
+  for (ulong i = get_global_id(0) * per; i < e; ++i) s += a[i];
+#else
   for (ulong i = get_global_id(0); i < n4; i += get_global_size(0)) s += a[i];
+#endif
   const size_t l = get_local_id(0);
   acc[l] = s.x + s.y + s.z + s.w;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -37,12 +43,38 @@ __kernel void read_sum(__global const float4* a, ulong n4, __global float* parti
   if (l == 0) partial[get_group_id(0)] = acc[0];
 }
 __kernel void copy(__global const float4* a, __global float4* b, ulong n4) {
+#ifdef CPU_LAYOUT
+  const ulong per = (n4 + get_global_size(0) - 1) / get_global_size(0);
+  const ulong e = min(n4, (get_global_id(0) + 1) * per);
+  for (ulong i = get_global_id(0) * per; i < e; ++i) b[i] = a[i];
+#else
   for (ulong i = get_global_id(0); i < n4; i += get_global_size(0)) b[i] = a[i];
+#endif
 }
 __kernel void empty(__global float* out) {
   if (get_global_id(0) == 0x7fffffff) out[0] = 0.0f;
 }
-// One work-group per output feature; work-items stride over k; M <= 8 rows of activations.
+// GPUs: one work-group per output feature, neighbouring work-items read neighbouring weights
+// (coalescing), a tree reduction in local memory. CPU drivers run a group's work-items one after
+// another, so there one work-item computes one output feature over a contiguous row instead.
+// M <= 8 rows of activations.
+#ifdef CPU_LAYOUT
+#define GEMV_BODY(LOAD)                                       \
+  const int row = get_global_id(0);                           \
+  if (row >= n) return;                                       \
+  if (m == 1) {                                               \
+    float a0 = 0.0f;                                          \
+    for (int j = 0; j < k; ++j) a0 += (LOAD) * x[j];          \
+    y[row] = a0 * SCALE;                                      \
+    return;                                                   \
+  }                                                           \
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};                   \
+  for (int j = 0; j < k; ++j) {                              \
+    const float w = LOAD;                                    \
+    for (int r = 0; r < m; ++r) acc[r] += w * x[r * k + j];  \
+  }                                                          \
+  for (int r = 0; r < m; ++r) y[r * n + row] = acc[r] * SCALE;
+#else
 #define GEMV_BODY(LOAD)                                                              \
   __local float red[8][64];                                                          \
   const int row = get_group_id(0);                                                   \
@@ -61,6 +93,7 @@ __kernel void empty(__global float* out) {
   }                                                                                 \
   if (l == 0)                                                                       \
     for (int r = 0; r < m; ++r) y[r * n + row] = red[r][0] * SCALE;
+#endif
 #define SCALE 1.0f
 __kernel void gemv_fp32(__global const float* W, __global const float* x, __global float* y,
                         int m, int n, int k) { GEMV_BODY(W[(size_t)row * k + j]) }
@@ -94,6 +127,7 @@ struct Ctx {
   std::string error;
   size_t max_wg = 1;
   cl_uint compute_units = 1;
+  bool cpu_layout = false;  ///< a CPU device: the kernels use their contiguous variants
 };
 
 std::string device_string(cl_device_id d, cl_device_info what) {
@@ -170,7 +204,12 @@ Ctx& context_state() {
     }
     const char* src = kSource;
     ctx.program = clCreateProgramWithSource(ctx.context, 1, &src, nullptr, &err);
-    if (err == CL_SUCCESS) err = clBuildProgram(ctx.program, 1, &ctx.device, "", nullptr, nullptr);
+    cl_device_type type = 0;
+    clGetDeviceInfo(ctx.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+    ctx.cpu_layout = (type & CL_DEVICE_TYPE_CPU) != 0;
+    const char* opts = ctx.cpu_layout ? "-DCPU_LAYOUT" : "";
+    if (err == CL_SUCCESS)
+      err = clBuildProgram(ctx.program, 1, &ctx.device, opts, nullptr, nullptr);
     if (err != CL_SUCCESS) {
       size_t n = 0;
       clGetProgramBuildInfo(ctx.program, ctx.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
@@ -477,8 +516,9 @@ class GemvInstance : public KernelInstance {
     kernel_.arg(i++, static_cast<cl_int>(m_));
     kernel_.arg(i++, static_cast<cl_int>(n_));
     kernel_.arg(i++, static_cast<cl_int>(k_));
-    const size_t global = static_cast<size_t>(n_) * local_;
-    clEnqueueNDRangeKernel(c_.queue, kernel_.k, 1, nullptr, &global, &local_, 0, nullptr, nullptr);
+    const size_t global = static_cast<size_t>(n_) * (c_.cpu_layout ? 1 : local_);
+    clEnqueueNDRangeKernel(c_.queue, kernel_.k, 1, nullptr, &global,
+                           c_.cpu_layout ? nullptr : &local_, 0, nullptr, nullptr);
     clFinish(c_.queue);
   }
   CheckResult check() override {

@@ -1,0 +1,645 @@
+#include "calibrate_import.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "common.hpp"
+#include "exit_codes.hpp"
+#include "infercap/calibration/measurement_import.hpp"
+#include "infercap/calibration/provenance.hpp"
+#include "infercap/spec/profile_io.hpp"
+#include "stack_yaml.hpp"
+
+namespace infercap::cli {
+
+namespace {
+
+using nlohmann::json;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+std::string stem(const std::string& path) {
+  std::string s = path.substr(path.find_last_of('/') + 1);
+  const auto dot = s.find('.');
+  return dot == std::string::npos ? s : s.substr(0, dot);
+}
+
+// A device string ("NVIDIA GeForce RTX 4090") matched to the catalog through its aliases, with
+// vendor words dropped as a fallback.
+const HardwareSpec* match_hardware(const std::string& name, const spec::Catalog& catalog) {
+  std::vector<std::string> tries{trim(name)};
+  std::string s = trim(name);
+  for (const char* drop : {"NVIDIA ", "GeForce ", "AMD ", "Intel(R) ", "Apple "}) {
+    const auto p = s.find(drop);
+    if (p != std::string::npos) {
+      s.erase(p, std::string(drop).size());
+      tries.push_back(s);
+    }
+  }
+  std::string dashed = lower(s);
+  std::replace(dashed.begin(), dashed.end(), ' ', '-');
+  tries.push_back(dashed);
+  for (const auto& t : tries)
+    if (const HardwareSpec* h = catalog.find_hardware(t)) return h;
+  return nullptr;
+}
+
+// "models/Meta-Llama-3-8B-Instruct-Q4_K_M.gguf" -> Meta-Llama-3-8B-Instruct, tried against the
+// catalog's aliases with the quantisation suffix cut at each '-' / '.' from the right.
+const ModelSpec* match_model(const std::string& name, const spec::Catalog& catalog) {
+  std::string s = name.substr(name.find_last_of('/') + 1);
+  if (s.size() > 5 && lower(s.substr(s.size() - 5)) == ".gguf") s.resize(s.size() - 5);
+  if (const ModelSpec* m = catalog.find_model(name)) return m;
+  while (!s.empty()) {
+    if (const ModelSpec* m = catalog.find_model(s)) return m;
+    const auto cut = s.find_last_of("-.");
+    if (cut == std::string::npos) break;
+    s.resize(cut);
+  }
+  return nullptr;
+}
+
+// llama-bench's model_type ends in the file type: "llama 8B Q4_K - Medium", "llama 7B mostly
+// Q4_0", "llama 8B F16", "llama 8B BF16".
+std::string precision_from_model_type(const std::string& t) {
+  static const std::pair<const char*, const char*> kinds[] = {{"Q4_K - Medium", "Q4_K_M"},
+                                                              {"Q4_K - Small", "Q4_K_S"},
+                                                              {"Q5_K - Medium", "Q5_K_M"},
+                                                              {"Q6_K", "Q6_K"},
+                                                              {"Q8_0", "Q8_0"},
+                                                              {"Q4_0", "Q4_0"},
+                                                              {"BF16", "BF16"},
+                                                              {"F16", "F16"},
+                                                              {"F32", "F32"}};
+  for (const auto& [pat, name] : kinds)
+    if (t.find(pat) != std::string::npos) return name;
+  return {};
+}
+
+double num(const json& j, const char* key, double dflt = 0) {
+  if (!j.contains(key)) return dflt;
+  const auto& v = j.at(key);
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    try {
+      return std::stod(v.get<std::string>());
+    } catch (...) {
+      return dflt;
+    }
+  }
+  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+  return dflt;
+}
+
+std::string str(const json& j, const char* key) {
+  if (!j.contains(key)) return {};
+  const auto& v = j.at(key);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return {};
+  return v.dump();
+}
+
+// One llama-bench result (a JSON object, or a CSV row turned into one) as a measurement row.
+Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::string& file,
+                                       const BenchImportOptions& opt, const spec::Catalog& catalog,
+                                       std::vector<std::string>& notes) {
+  MeasurementRow r;
+  r.file = file;
+  r.line = static_cast<int>(index) + 1;
+  r.id = fmt::format("{}-{}", stem(file), index + 1);
+  const std::string commit = str(j, "build_commit");
+  r.source = fmt::format("llama-bench result {} of {}{}", index + 1, file,
+                         commit.empty() ? "" : ", llama.cpp build " + commit);
+  const double n_prompt = num(j, "n_prompt"), n_gen = num(j, "n_gen");
+  const double ngl = num(j, "n_gpu_layers");
+  // Hardware: the flag, else the GPU list when layers are offloaded, else the CPU.
+  std::string hw_name = opt.hardware;
+  const std::string gpu_info = str(j, "gpu_info");
+  int devices = opt.devices;
+  const bool on_gpu = ngl > 0 && !gpu_info.empty();
+  if (hw_name.empty()) {
+    std::string first = on_gpu ? gpu_info : str(j, "cpu_info");
+    if (on_gpu) first = first.substr(0, first.find(','));
+    const HardwareSpec* h = match_hardware(first, catalog);
+    if (h == nullptr)
+      return Error{fmt::format("{}: result {}: '{}' matches no catalog hardware; pass --hardware",
+                               file, index + 1, trim(first))};
+    hw_name = h->name;
+  }
+  if (devices <= 0)
+    devices = on_gpu ? static_cast<int>(std::count(gpu_info.begin(), gpu_info.end(), ',')) + 1 : 1;
+  r.hardware = hw_name;
+  r.hw_count = devices;
+  // Model and weight format.
+  r.model = opt.model;
+  if (r.model.empty()) {
+    const ModelSpec* m = match_model(str(j, "model_filename"), catalog);
+    if (m == nullptr)
+      return Error{
+          fmt::format("{}: result {}: model file '{}' ({}) matches no catalog model; pass "
+                      "--model",
+                      file, index + 1, str(j, "model_filename"), str(j, "model_type"))};
+    r.model = m->name;
+  }
+  r.precision =
+      opt.precision.empty() ? precision_from_model_type(str(j, "model_type")) : opt.precision;
+  if (r.precision.empty())
+    return Error{fmt::format("{}: result {}: no weight format in model_type '{}'; pass --precision",
+                             file, index + 1, str(j, "model_type"))};
+  r.params_b = num(j, "model_n_params") / 1e9;
+  r.batch = 1;
+  r.value = num(j, "avg_ts");
+  r.unit = "tokens/s";
+  std::string backends = str(j, "backends");
+  if (backends.empty()) {  // older builds: one boolean per backend
+    for (const char* b : {"cuda", "metal", "vulkan", "sycl", "kompute", "opencl"})
+      if (num(j, b) > 0) backends += std::string(backends.empty() ? "" : ",") + b;
+  }
+  r.stack = opt.stack.empty() ? "llama.cpp " + (on_gpu ? backends : std::string("CPU")) : opt.stack;
+  r.notes =
+      fmt::format("stddev {:.3g} tokens/s; n_threads {}; type_k {}; flash_attn {}",
+                  num(j, "stddev_ts"), str(j, "n_threads"), str(j, "type_k"), str(j, "flash_attn"));
+  if (n_prompt > 0 && n_gen == 0) {
+    r.metric = fmt::format("prefill_throughput_pp{}", static_cast<long long>(n_prompt));
+    r.input_len = n_prompt;
+  } else if (n_gen > 0 && n_prompt == 0) {
+    r.metric = fmt::format("decode_throughput_tg{}", static_cast<long long>(n_gen));
+    r.output_len = n_gen;
+  } else {
+    notes.push_back(
+        fmt::format("result {}: pp{}+tg{} mixes prefill and decode in one rate; skipped", index + 1,
+                    n_prompt, n_gen));
+    return Error{""};
+  }
+  if (!(r.value > 0))
+    return Error{fmt::format("{}: result {}: avg_ts must be a positive rate", file, index + 1)};
+  return r;
+}
+
+Result<BenchImport> llama_bench_rows(const json& arr, const std::string& file,
+                                     const BenchImportOptions& opt, const spec::Catalog& catalog,
+                                     const char* format) {
+  BenchImport out;
+  out.format = format;
+  for (size_t i = 0; i < arr.size(); ++i) {
+    auto r = llama_bench_row(arr[i], i, file, opt, catalog, out.notes);
+    if (r) {
+      out.rows.push_back(std::move(*r));
+    } else if (!r.error().message.empty()) {
+      return Error{r.error().message};
+    }
+  }
+  if (out.rows.empty()) return Error{fmt::format("{}: no usable llama-bench results", file)};
+  return out;
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string slurp(const std::string& path, bool* ok) {
+  std::ifstream in(path);
+  *ok = static_cast<bool>(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Result<BenchImport> parse_llama_bench_json(std::string_view text, const std::string& file,
+                                           const BenchImportOptions& opt,
+                                           const spec::Catalog& catalog) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    return Error{fmt::format("{}: not JSON: {}", file, e.what())};
+  }
+  if (!j.is_array())
+    return Error{
+        fmt::format("{}: llama-bench JSON is an array of results (llama-bench -o json)", file)};
+  return llama_bench_rows(j, file, opt, catalog, "llama-bench-json");
+}
+
+Result<BenchImport> parse_llama_bench_csv(std::string_view text, const std::string& file,
+                                          const BenchImportOptions& opt,
+                                          const spec::Catalog& catalog) {
+  std::istringstream in{std::string(text)};
+  std::string line;
+  std::vector<std::string> header;
+  json arr = json::array();
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (trim(line).empty()) continue;
+    auto cells = split_csv_line(line);
+    if (header.empty()) {
+      header = cells;
+      for (const char* need : {"model_type", "n_prompt", "n_gen", "avg_ts"})
+        if (std::find(header.begin(), header.end(), need) == header.end())
+          return Error{fmt::format("{}:{}: a llama-bench CSV header has '{}' (llama-bench -o csv)",
+                                   file, lineno, need)};
+      continue;
+    }
+    if (cells.size() != header.size())
+      return Error{fmt::format("{}:{}: {} cells, the header has {}", file, lineno, cells.size(),
+                               header.size())};
+    json o = json::object();
+    for (size_t i = 0; i < cells.size(); ++i) o[header[i]] = cells[i];
+    arr.push_back(std::move(o));
+  }
+  if (header.empty()) return Error{fmt::format("{}: empty CSV", file)};
+  return llama_bench_rows(arr, file, opt, catalog, "llama-bench-csv");
+}
+
+Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& file,
+                                    const BenchImportOptions& opt, const spec::Catalog& catalog) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    return Error{fmt::format("{}: not JSON: {}", file, e.what())};
+  }
+  if (!j.is_object()) return Error{fmt::format("{}: a vLLM result is a JSON object", file)};
+  BenchImport out;
+  out.tensor_parallel = true;
+  if (opt.hardware.empty())
+    return Error{fmt::format("{}: vLLM results do not name the GPU; pass --hardware", file)};
+  const HardwareSpec* hw = match_hardware(opt.hardware, catalog);
+  if (hw == nullptr) return Error{fmt::format("--hardware: unknown hardware '{}'", opt.hardware)};
+  MeasurementRow base;
+  base.file = file;
+  base.hardware = hw->name;
+  base.hw_count = std::max(1, opt.devices);
+  std::string model_name = opt.model.empty() ? str(j, "model_id") : opt.model;
+  const ModelSpec* model = match_model(model_name, catalog);
+  if (model == nullptr)
+    return Error{
+        fmt::format("{}: model '{}' matches no catalog model; pass --model", file, model_name)};
+  base.model = model->name;
+  base.precision = opt.precision.empty() ? "bf16" : opt.precision;
+  base.stack = opt.stack.empty() ? "vllm" : opt.stack;
+  base.batch = 1;
+  if (j.contains("request_throughput") || j.contains("mean_ttft_ms")) {
+    out.format = "vllm-serving";
+    const double completed = num(j, "completed");
+    if (!(completed > 0)) return Error{fmt::format("{}: 'completed' must be positive", file)};
+    const double in_len = num(j, "total_input_tokens") / completed;
+    const double out_len = num(j, "total_output_tokens") / completed;
+    const double conc = num(j, "max_concurrency");
+    base.source = fmt::format("vLLM benchmark_serving, {} ({} requests, {})", file, completed,
+                              str(j, "date"));
+    base.input_len = in_len;
+    base.output_len = out_len;
+    if (conc == 1) {
+      // One request at a time: TTFT is one prefill of the mean prompt, no queueing.
+      MeasurementRow r = base;
+      r.id = stem(file) + "-ttft";
+      r.metric = "ttft";
+      r.unit = "ms";
+      r.value = num(j, "median_ttft_ms");
+      r.notes = "median TTFT at max_concurrency 1";
+      if (r.value > 0) out.rows.push_back(r);
+    } else {
+      out.notes.push_back(fmt::format(
+          "TTFT skipped: at max_concurrency {} it includes queueing and co-scheduled prefills",
+          conc > 0 ? fmt::format("{}", conc) : std::string("unbounded")));
+    }
+    if (conc >= 1) {
+      // A closed loop of `conc` clients keeps about that many sequences decoding; TPOT is one
+      // decode step of that batch at the mean context.
+      MeasurementRow r = base;
+      r.id = stem(file) + "-tpot";
+      r.metric = "decode_tokens_per_s";
+      r.unit = "tokens/s";
+      r.batch = static_cast<int>(conc);
+      const double tpot_ms = num(j, "median_tpot_ms", num(j, "mean_tpot_ms"));
+      r.value = tpot_ms > 0 ? 1000.0 / tpot_ms : 0;
+      r.notes = fmt::format("1000 / median TPOT {:.3g} ms at max_concurrency {}", tpot_ms, conc);
+      if (r.value > 0) out.rows.push_back(r);
+    } else {
+      out.notes.push_back("TPOT skipped: without max_concurrency the decode batch is unknown");
+    }
+  } else if (j.contains("avg_latency")) {
+    out.format = "vllm-latency";
+    if (opt.input_len <= 0 || opt.output_len <= 0 || opt.batch <= 0)
+      return Error{
+          fmt::format("{}: benchmark_latency JSON does not record its shape; pass "
+                      "--input-len, --output-len and --batch-size",
+                      file)};
+    if (opt.output_len > 1) {
+      out.notes.push_back(fmt::format(
+          "benchmark_latency with output_len {} mixes prefill and decode in one latency, which "
+          "no metric of the fit describes; run it with --output-len 1 for a prefill (TTFT) row",
+          opt.output_len));
+    } else {
+      MeasurementRow r = base;
+      r.id = stem(file) + "-latency";
+      r.source = fmt::format("vLLM benchmark_latency, {}", file);
+      r.metric = "ttft";
+      r.unit = "s";
+      r.batch = opt.batch;
+      r.input_len = opt.input_len;
+      r.value = num(j, "avg_latency");
+      r.notes = "avg_latency with output_len 1: one prefill of the batch (plus one sampled token)";
+      if (r.value > 0) out.rows.push_back(r);
+    }
+  } else {
+    return Error{
+        fmt::format("{}: neither a benchmark_serving (request_throughput, mean_ttft_ms) "
+                    "nor a benchmark_latency (avg_latency) result",
+                    file)};
+  }
+  if (out.rows.empty()) {
+    std::string why;
+    for (const auto& n : out.notes) why += "\n  " + n;
+    return Error{fmt::format("{}: no usable rows{}", file, why)};
+  }
+  return out;
+}
+
+Result<BenchImport> import_benchmark_file(const std::string& path, const BenchImportOptions& opt,
+                                          const spec::Catalog& catalog) {
+  bool ok = false;
+  const std::string text = slurp(path, &ok);
+  if (!ok) return Error{fmt::format("{}: cannot open the file", path)};
+  size_t first = 0;
+  while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
+  if (first < text.size() && text[first] == '[')
+    return parse_llama_bench_json(text, path, opt, catalog);
+  if (first < text.size() && text[first] == '{') return parse_vllm_json(text, path, opt, catalog);
+  return parse_llama_bench_csv(text, path, opt, catalog);
+}
+
+std::vector<MappedRow> map_imported(const BenchImport& imp, const spec::Catalog& catalog) {
+  auto rows = map_measurements(imp.rows, catalog);
+  if (imp.tensor_parallel)
+    for (auto& m : rows)
+      if (m.bench && m.bench->hardware.hw_class != HwClass::cpu) {
+        m.bench->deployment.tp = m.row.hw_count;
+        m.bench->deployment.pp = 1;
+        // vLLM keeps activations and KV in the model's 16-bit type unless told otherwise.
+        m.bench->deployment.precision.activations = DType::bf16;
+        m.bench->deployment.precision.kv = DType::bf16;
+      }
+  return rows;
+}
+
+std::vector<StackParam> import_fit_params(const std::vector<BenchCase>& cases) {
+  int decode = 0, native_prefill = 0, quant_prefill = 0;
+  for (const auto& c : cases) {
+    if (c.metric == BenchMetric::generation_tokens_per_s)
+      ++decode;
+    else
+      ++(is_block_quantised(c.deployment.precision.weights) ? quant_prefill : native_prefill);
+  }
+  std::vector<StackParam> p;
+  if (decode > 0) p.push_back(StackParam::weight_bandwidth_fraction);
+  if (native_prefill > 0) p.push_back(StackParam::gemm_compute_fraction);
+  if (quant_prefill > 0) p.push_back(StackParam::quantised_gemm_compute_fraction);
+  // The fixed cost per step only separates from bandwidth with several decode rows.
+  if (decode >= 3) p.push_back(StackParam::step_overhead_s);
+  while (!p.empty() && cases.size() <= p.size()) p.pop_back();
+  return p;
+}
+
+std::shared_ptr<ImportArgs> add_import_options(CLI::App* sub) {
+  auto a = std::make_shared<ImportArgs>();
+  sub->add_option("--from-benchmarks", a->from_benchmarks,
+                  "fit a stack to llama-bench JSON/CSV or vLLM benchmark_serving/_latency JSON "
+                  "(-o: stack YAML)");
+  sub->add_option("--import", a->import_file,
+                  "fit a profile to imported NPU/profiler measurements (CSV or YAML)");
+  sub->add_option("--stack", a->stack, "with --from-benchmarks: the catalog stack to start from");
+  sub->add_option("--model", a->opt.model,
+                  "with --from-benchmarks: the model, if the file "
+                  "does not name it");
+  sub->add_option("--precision", a->opt.precision, "with --from-benchmarks: weight format");
+  sub->add_option("--devices", a->opt.devices, "with --from-benchmarks: accelerators used");
+  sub->add_option("--input-len", a->opt.input_len, "benchmark_latency: its --input-len");
+  sub->add_option("--output-len", a->opt.output_len, "benchmark_latency: its --output-len");
+  sub->add_option("--batch-size", a->opt.batch, "benchmark_latency: its --batch-size");
+  return a;
+}
+
+namespace {
+
+int run_profile_import(const ImportArgs& a, const std::string& output,
+                       const std::string& hardware) {
+  auto m = calibration::read_measurement_file(a.import_file);
+  if (!m) {
+    fmt::print(stderr, "infercap calibrate: {}\n", m.error().message);
+    return kExitSpec;
+  }
+  if (!hardware.empty()) m->hardware = hardware;
+  auto fit = calibration::fit_imported(*m);
+  if (!fit) {
+    fmt::print(stderr, "infercap calibrate: no profile written: {}\n", fit.error().message);
+    return kExitCalibration;
+  }
+  fmt::print("imported {} rows from {}\n", m->rows.size(), a.import_file);
+  for (const auto& n : fit->notes) fmt::print("  {}\n", n);
+  for (const auto& r : fit->rejected) fmt::print("  rejected: {}\n", r);
+  CalibrationProfile p = fit->profile;
+  std::set<std::string> srcs(m->sources.begin(), m->sources.end());
+  std::string joined;
+  for (const auto& s : srcs) joined += (joined.empty() ? "" : " | ") + s;
+  p.provenance.notes =
+      trim(p.provenance.notes + (p.provenance.notes.empty() ? "" : " ") + "Row sources: " + joined);
+  if (p.provenance.command.empty())
+    p.provenance.command = "infercap calibrate --import " + a.import_file;
+  if (p.provenance.date.empty()) p.provenance.date = calibration::iso_date_utc();
+  if (output.empty()) {
+    fmt::print("\n{}", spec::profile_to_yaml(p));
+    return kExitOk;
+  }
+  auto saved = spec::save_profile(p, output);
+  if (!saved) {
+    fmt::print(stderr, "infercap calibrate: {}\n", saved.error().message);
+    return kExitIo;
+  }
+  fmt::print("wrote {}\n", output);
+  return kExitOk;
+}
+
+int run_stack_fit(const ImportArgs& a, const std::string& output, const std::string& hardware,
+                  const std::string& data) {
+  spec::Diagnostics diags;
+  const auto catalog = spec::Catalog::load(data_dir_or_default(data), diags);
+  if (diags.has_errors()) return print_diagnostics(diags);
+  BenchImportOptions opt = a.opt;
+  opt.hardware = hardware;
+  opt.stack = a.stack;
+  std::vector<MappedRow> mapped;
+  std::vector<std::string> files_fmt;
+  for (const auto& f : a.from_benchmarks) {
+    auto imp = import_benchmark_file(f, opt, catalog);
+    if (!imp) {
+      fmt::print(stderr, "infercap calibrate: {}\n", imp.error().message);
+      return kExitSpec;
+    }
+    files_fmt.push_back(fmt::format("{} ({})", f, imp->format));
+    for (const auto& n : imp->notes) fmt::print("  note: {}\n", n);
+    auto rows = map_imported(*imp, catalog);
+    mapped.insert(mapped.end(), rows.begin(), rows.end());
+  }
+  // The stack to start from: --stack, else the one every row ran on.
+  std::string stack_name = a.stack;
+  std::set<std::string> stacks;
+  for (const auto& m : mapped) {
+    if (!m.bench) {
+      fmt::print("  not used: {}: {}\n", m.row.id, m.reason);
+      continue;
+    }
+    stacks.insert(m.stack_name);
+  }
+  if (stack_name.empty()) {
+    if (stacks.size() != 1) {
+      fmt::print(stderr, "infercap calibrate: rows ran on {} stacks ({}); pick one with --stack\n",
+                 stacks.size(), fmt::join(stacks, ", "));
+      return kExitUsage;
+    }
+    stack_name = *stacks.begin();
+  }
+  const StackSpec* base = catalog.find_stack(stack_name);
+  if (base == nullptr) {
+    fmt::print(stderr, "infercap calibrate: unknown stack '{}'\n", stack_name);
+    return kExitSpec;
+  }
+  std::map<HwClass, std::vector<BenchCase>> by_class;
+  for (const auto& m : mapped)
+    if (m.bench) by_class[m.bench->hardware.hw_class].push_back(*m.bench);
+  if (by_class.empty()) {
+    fmt::print(stderr, "infercap calibrate: no row could be mapped to the catalog\n");
+    return kExitSpec;
+  }
+  StackSpec fitted = *base;
+  std::vector<std::string> summary;
+  for (auto& [cls, cases] : by_class) {
+    const auto params = import_fit_params(cases);
+    fmt::print("\n{} rows on {} ({}):\n", cases.size(), hw_class_name(cls), base->name);
+    fmt::print("  {:<22} {:<24} {:>12} {:>12}\n", "id", "metric", "measured", "predicted");
+    for (const auto& c : cases) {
+      auto p = predict_case(c, fitted);
+      fmt::print("  {:<22} {:<24} {:>12.4g} {:>12}\n", c.id, bench_metric_name(c.metric),
+                 c.measured, p ? fmt::format("{:.4g}", *p) : p.error().message);
+    }
+    if (params.empty()) {
+      fmt::print(stderr, "infercap calibrate: {} {} row(s) cannot determine any parameter\n",
+                 cases.size(), hw_class_name(cls));
+      return kExitCalibration;
+    }
+    auto r = fit_stack(fitted, cls, cases, params);
+    if (!r) {
+      fmt::print(stderr, "infercap calibrate: fit failed: {}\n", r.error().message);
+      return kExitCalibration;
+    }
+    fitted = r->stack;
+    fmt::print("  fitted (95% CI):\n");
+    for (size_t i = 0; i < r->params.size(); ++i)
+      fmt::print("    {:<34} {:.4g}  [{:.4g}, {:.4g}]\n", stack_param_name(r->params[i]),
+                 r->values[i], r->ci95_low[i], r->ci95_high[i]);
+    fmt::print("  rms log error {:.3f} -> {:.3f} over {} rows\n", r->rms_log_error_before,
+               r->rms_log_error_after, r->cases);
+    std::vector<std::string> names;
+    for (auto prm : r->params) names.emplace_back(stack_param_name(prm));
+    summary.push_back(fmt::format("{}: fitted {} on {} rows, rms log error {:.3f} -> {:.3f}",
+                                  hw_class_name(cls), fmt::join(names, ", "), r->cases,
+                                  r->rms_log_error_before, r->rms_log_error_after));
+  }
+  std::string cmd = "infercap calibrate";
+  for (const auto& f : a.from_benchmarks) cmd += " --from-benchmarks " + f;
+  if (!hardware.empty()) cmd += " --hardware " + hardware;
+  if (!a.opt.model.empty()) cmd += " --model " + a.opt.model;
+  cmd += " --stack " + base->name;
+  SourceRef prov;
+  prov.fields = {"classes.*"};
+  prov.ref = fmt::format("fitted by `{}` from {}, commit {}", cmd, fmt::join(files_fmt, ", "),
+                         calibration::make_provenance({}, cmd).commit);
+  prov.date = calibration::iso_date_utc().substr(0, 10);
+  prov.note = fmt::format("{}", fmt::join(summary, "; "));
+  std::vector<SourceRef> sources;
+  for (const auto& src : base->sources)
+    if (src.ref.rfind("fitted by", 0) != 0) sources.push_back(src);
+  sources.push_back(prov);
+  fitted.sources = sources;
+  const std::string yaml = stack_to_yaml(fitted);
+  if (output.empty()) {
+    fmt::print("\n{}", yaml);
+    return kExitOk;
+  }
+  const std::string tmp = output + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << yaml;
+    if (!out) {
+      fmt::print(stderr, "infercap calibrate: cannot write {}\n", tmp);
+      return kExitIo;
+    }
+  }
+  if (std::rename(tmp.c_str(), output.c_str()) != 0) {
+    fmt::print(stderr, "infercap calibrate: cannot write {}\n", output);
+    return kExitIo;
+  }
+  fmt::print("wrote {}\n", output);
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_import(const ImportArgs& a, const std::string& output, const std::string& hardware,
+               const std::string& data) {
+  if (!a.import_file.empty() && !a.from_benchmarks.empty()) {
+    fmt::print(stderr, "infercap calibrate: --import and --from-benchmarks exclude each other\n");
+    return kExitUsage;
+  }
+  if (!a.import_file.empty()) return run_profile_import(a, output, hardware);
+  return run_stack_fit(a, output, hardware, data);
+}
+
+}  // namespace infercap::cli
