@@ -147,7 +147,9 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
                {"rms_log_error_before", Dim::dimensionless},
                {"rms_log_error_after", Dim::dimensionless}};
   std::vector<std::string> notes;
-  for (auto& [cls, cases] : by_class) {
+  for (auto& entry : by_class) {
+    const HwClass cls = entry.first;
+    const std::vector<BenchCase>& cases = entry.second;
     const auto params = params_for(cls, fitted.for_class(cls), cases);
     auto r = fit_stack(fitted, cls, cases, params);
     if (!r) {
@@ -168,18 +170,13 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
     notes.push_back(fmt::format(
         "{}: fitted {} parameters on {} rows; rms log error {:.3f} -> {:.3f}", hw_class_name(cls),
         r->params.size(), r->cases, r->rms_log_error_before, r->rms_log_error_after));
-    if (a.cross_validate && [&] {
-          std::set<std::string> d;
-          for (const auto& c : cases) d.insert(c.hardware.name);
-          if (d.size() < 2) {
-            notes.push_back(fmt::format("{}: one device only, no leave-one-hardware-out estimate",
-                                        hw_class_name(cls)));
-          }
-          return d.size() >= 2;
-        }()) {
+    std::set<std::string> devices;
+    for (const auto& c : cases) devices.insert(c.hardware.name);
+    if (a.cross_validate && devices.size() < 2) {
+      notes.push_back(fmt::format("{}: one device only, no leave-one-hardware-out estimate",
+                                  hw_class_name(cls)));
+    } else if (a.cross_validate) {
       // Leave one hardware out: fit on every other device, predict the held-out one.
-      std::set<std::string> devices;
-      for (const auto& c : cases) devices.insert(c.hardware.name);
       std::vector<double> errs_decode, errs_prefill;
       for (const auto& d : devices) {
         std::vector<BenchCase> train;

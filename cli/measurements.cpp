@@ -140,7 +140,7 @@ std::string stack_for_row(const MeasurementRow& r, const spec::Catalog& catalog,
   }
   if (s.find("vllm") != std::string::npos) return "vllm";
   if (s.find("tensorrt") != std::string::npos) return "tensorrt-llm";
-  const std::string d = default_stack_for(cls);
+  std::string d = default_stack_for(cls);
   if (why) *why = fmt::format("stack '{}' is not in the catalog; assumed '{}'", r.stack, d);
   return d;
 }

@@ -49,14 +49,11 @@ Result<ComputeType> resolve_compute_type(const Precision& p, const HardwareSpec&
     c = ComputeType::fp32;
   } else if (w == DType::fp8 && a == DType::fp8) {
     c = ComputeType::fp8;
-  } else if (w == DType::int8 && a == DType::int8) {
-    c = ComputeType::int8;
-  } else if (w == DType::int4 && a == DType::int8) {
-    c = ComputeType::int8;  // W4A8: int4 weights widened into int8 dot products
-  } else if ((w == DType::q8_0 || w == DType::q4_0 || w == DType::q4_k_m) &&
-             at(hw.dense_flops_per_s, ComputeType::int8) > 0) {
-    // llama.cpp quantises activations to 8 bits and runs integer dot products (dp4a/MMQ on GPUs,
-    // VNNI on CPUs) for its block formats.
+  } else if (((w == DType::int8 || w == DType::int4) && a == DType::int8) ||
+             ((w == DType::q8_0 || w == DType::q4_0 || w == DType::q4_k_m) &&
+              at(hw.dense_flops_per_s, ComputeType::int8) > 0)) {
+    // W8A8, W4A8 (int4 widened into int8 dot products), and llama.cpp's block formats, whose
+    // activations are quantised to 8 bits for integer dot products (dp4a/MMQ, VNNI).
     c = ComputeType::int8;
   } else if (c == ComputeType::int8 || c == ComputeType::fp8) {
     c = ComputeType::bf16;  // integer/fp8 activations with wider weights: compute in bf16
@@ -217,6 +214,28 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       unit_hz = std::min<double>(threads > 0 ? threads : hw.cpu->cores, hw.cpu->cores) * clock;
     }
     if (cycles > 0 && unit_hz > 0 && !stack.datasheet_peaks) r.weights_per_s = unit_hz / cycles;
+  }
+  // Calibration measured decode GEMV for this weight format: weights stream at that kernel's
+  // rate, not the plain read stream's. Applied as the GEMV/stream ratio at the profile's threads,
+  // so the thread, SMT, VM and NUMA factors above still hold.
+  if (profile != nullptr && !stack.datasheet_peaks &&
+      profile->bandwidth.asymptote_bytes_per_s > 0) {
+    ComputeType storage = ComputeType::bf16;
+    switch (dep.precision.weights) {
+      case DType::fp32: storage = ComputeType::fp32; break;
+      case DType::fp16: storage = ComputeType::fp16; break;
+      case DType::fp8: storage = ComputeType::fp8; break;
+      case DType::int8:
+      case DType::q8_0: storage = ComputeType::int8; break;
+      case DType::int4:
+      case DType::nf4:
+      case DType::q4_0:
+      case DType::q4_k_m: storage = ComputeType::int4; break;
+      default: break;
+    }
+    const double gemv = at(profile->gemv_bandwidth_bytes_per_s, storage);
+    const double stream = profile->bandwidth.at(profile->threads > 0 ? profile->threads : 1);
+    if (gemv > 0 && stream > 0) r.weight_bw *= gemv / stream;
   }
   // A model whose weights fit in the measured cache streams them at cache speed.
   if (profile != nullptr && profile->cache_bandwidth_bytes_per_s > 0 && !stack.datasheet_peaks) {
@@ -388,14 +407,11 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     }
     o.flops = pairs * flops_per_pair * L;
     const double kv_token_bytes = kv_elems_d * kvb;
-    double kv_read_tokens;
-    if (!is_prefill) {
-      kv_read_tokens = B * (past + q);
-    } else if (eff_.fused_attention) {
+    // Decode and unfused prefill read every cached key once; fused prefill re-reads them per tile.
+    double kv_read_tokens = B * (past + q);
+    if (is_prefill && eff_.fused_attention) {
       const double tiles = std::ceil(q / kAttentionQueryTile);
       kv_read_tokens = B * (tiles * past + q * (q + kAttentionQueryTile) / (2 * kAttentionQueryTile));
-    } else {
-      kv_read_tokens = B * (past + q);
     }
     o.kv_bytes = (kv_read_tokens + M) * kv_token_bytes * L;  // reads + this step's writes
     if (encoder) o.kv_bytes = 0;
