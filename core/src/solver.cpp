@@ -678,24 +678,30 @@ void explain_infeasible(const PoolResult& pr, Plan& plan) {
   static const std::vector<std::string> order = {
       "capex_budget",  "annual_budget", "power",  "rack",    "sla",
       "simulated_sla", "memory",        "priced", "serving", "runs"};
+  // The nearest candidate overall (least miss), and one fix per constraint kind.
   const CandidateRow* first = nullptr;
+  std::vector<std::string> fixes;
   for (const auto& kind : order) {
     auto it = nearest.find(kind);
     if (it == nearest.end()) continue;
     const CandidateRow& r = *it->second;
     const Constraint& c = *r.binding_constraint();
-    if (first == nullptr) first = &r;
+    if (first == nullptr || c.margin > first->binding_constraint()->margin) first = &r;
+    if (!c.fix.empty() && kind != "runs")
+      fixes.push_back(fmt::format("{} ({} {} TP{})", c.fix, r.hardware, r.precision, r.tp));
     plan.suggestions.push_back(fmt::format("{} ({} {} TP{}, {}): {}{}", pr.pool.name, r.hardware,
                                            r.precision, r.tp, r.stack, c.message,
                                            c.fix.empty() ? "" : "; " + c.fix));
   }
   if (first != nullptr && plan.infeasible_reason.empty()) {
     const Constraint& c = *first->binding_constraint();
+    std::string all;
+    for (size_t i = 0; i < fixes.size() && i < 3; ++i) all += (i == 0 ? "" : ", or ") + fixes[i];
     plan.infeasible_reason = fmt::format(
         "pool '{}': no candidate meets every constraint; the nearest, {} ({} TP{}), "
         "fails '{}': {} (misses by {:.0f}%){}",
         pr.pool.name, first->hardware, first->precision, first->tp, c.name, c.message,
-        -c.margin * 100, c.fix.empty() ? "" : "; to make it feasible: " + c.fix);
+        -c.margin * 100, all.empty() ? "" : ". To make it feasible: " + all);
   }
   if (plan.infeasible_reason.empty())
     plan.infeasible_reason =
