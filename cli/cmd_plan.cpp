@@ -230,7 +230,8 @@ std::vector<CandidateRow> nearest_rejected(const PoolResult& p) {
   return r;
 }
 
-std::string render_plan(const Plan& plan, const PriceBook& b, const PlanPrintOptions& o) {
+std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintOptions& o) {
+  const PriceBook& b = in.prices;
   const size_t top = static_cast<size_t>(o.top);
   if (o.format == Format::json) {
     nlohmann::json j;
@@ -326,6 +327,34 @@ std::string render_plan(const Plan& plan, const PriceBook& b, const PlanPrintOpt
     out += plan.infeasible_reason + "\n";
     for (const auto& s : plan.suggestions) out += (md ? "- " : "  - ") + s + "\n";
   }
+  if (o.explain && plan.feasible) {
+    // Seed 004: raise the batch until throughput stops paying for the latency it adds.
+    for (const auto& part : plan.recommended.parts) {
+      KneeOptions ko;
+      ko.requests = 1000;
+      auto knee = candidate_knee(in, part, ko);
+      if (!knee) continue;
+      heading(fmt::format("Batch knee: {} {} {} TP{} ({})", part.hardware, part.precision,
+                          part.stack, part.tp, part.pool));
+      ResultTable t;
+      t.columns = {{"max_batch"},
+                   {"output_tokens_per_s", Dim::tokens_per_s},
+                   {"p99_ttft_s", Dim::seconds},
+                   {"p99_tpot_s", Dim::seconds},
+                   {"p99_e2e_s", Dim::seconds},
+                   {"note"}};
+      for (size_t i = 0; i < knee->points.size(); ++i) {
+        const auto& p = knee->points[i];
+        std::string note;
+        if (static_cast<int>(i) == knee->knee_index) note = "knee";
+        if (static_cast<int>(i) == knee->crossing_index)
+          note += std::string(note.empty() ? "" : ", ") + "latency overtakes throughput";
+        t.add({static_cast<long long>(p.max_seqs), p.output_tokens_per_s, p.p99_ttft_s,
+               p.p99_tpot_s, p.p99_e2e_s, note});
+      }
+      out += render(t, o.format);
+    }
+  }
   for (const auto& a : plan.alternatives) {
     heading(fmt::format("Alternative: {}", a.label));
     out += render(fleet_table(a, b), o.format);
@@ -413,7 +442,7 @@ int run_plan(const PlanArgs& a) {
   po.top = a.top;
   po.explain = a.explain;
   po.description = sc->description;
-  fmt::print("{}", render_plan(*plan, in->prices, po));
+  fmt::print("{}", render_plan(*plan, *in, po));
   return plan->feasible ? kExitOk : kExitInfeasible;
 }
 

@@ -350,3 +350,21 @@ TEST_CASE("an NPU that saves hardware wins a fixed model and loses to monthly re
   REQUIRE(saving < (2 + 48) * 4000.0);
   CHECK(monthly->recommended.parts[0].hardware == "testgpu");
 }
+
+TEST_CASE("the batch knee of a candidate comes from its own engine", "[unit][solver]") {
+  PlanInputs in = inputs(2000, 800);
+  const CandidateRow r = eval(in);
+  REQUIRE(r.feasible);
+  KneeOptions ko;
+  ko.batch_caps = {1, 2, 4, 8, 16};
+  ko.requests = 300;
+  auto knee = candidate_knee(in, r, ko);
+  REQUIRE(knee.ok());
+  REQUIRE(knee->points.size() == 5);
+  CHECK(knee->knee_batch == knee->points[static_cast<size_t>(knee->knee_index)].max_seqs);
+  // A memory-bound decode: batching 8 sequences moves more tokens than one at a time.
+  CHECK(knee->points[3].output_tokens_per_s > knee->points[0].output_tokens_per_s);
+  CandidateRow other = r;
+  other.hardware = "nope";
+  CHECK_FALSE(candidate_knee(in, other, ko).ok());
+}

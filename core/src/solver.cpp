@@ -1021,6 +1021,31 @@ CandidateRow evaluate_candidate(const PlanInputs& in, const Pool& pool, const Mo
   return r;
 }
 
+Result<KneeResult> candidate_knee(const PlanInputs& in, const CandidateRow& row,
+                                  const KneeOptions& opt) {
+  const HardwareSpec* hw = nullptr;
+  for (const auto& h : in.space.hardware)
+    if (h.name == row.hardware) hw = &h;
+  const StackSpec* st = nullptr;
+  for (const auto& x : in.space.stacks)
+    if (x.name == row.stack) st = &x;
+  const Pool* pool = nullptr;
+  for (const auto& p : in.pools)
+    if (p.name == row.pool) pool = &p;
+  for (const auto& p : in.baseline_pools)
+    if (p.name == row.pool) pool = &p;
+  auto prec = precision_preset(row.precision);
+  const ModelSpec* model = find_model(in, row.model);
+  if (hw == nullptr || st == nullptr || pool == nullptr || !prec || model == nullptr ||
+      pool->classes.empty())
+    return Error{fmt::format("candidate {} {} {} is not part of these inputs", row.hardware,
+                             row.stack, row.precision)};
+  auto eng =
+      make_engine(in, *model, *hw, *st, *prec, row.tp, row.max_seqs, pool_longest_tokens(*pool));
+  if (!eng) return eng.error();
+  return batch_knee(*eng->step, eng->cfg, pool->classes.front(), opt);
+}
+
 Result<Plan> solve(const PlanInputs& in) {
   const auto errs = validate(in);
   if (!errs.empty()) {

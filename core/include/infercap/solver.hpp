@@ -205,6 +205,12 @@ CandidateRow evaluate_candidate(const PlanInputs& in, const Pool& pool, const Mo
                                 const HardwareSpec& hw, const StackSpec& stack,
                                 const PrecisionChoice& prec, int tp, int max_seqs);
 
+/// Seed 004's batch-size knee for a candidate row of `in`: throughput and P99 as the engine's
+/// batch cap grows (closed loop, the pool's first request class), and where they cross. Fails
+/// when the row's hardware, stack, precision or pool is not in `in`.
+Result<KneeResult> candidate_knee(const PlanInputs& in, const CandidateRow& row,
+                                  const KneeOptions& opt = {});
+
 /// The whole solve. Fails only on invalid inputs (see validate) or a pool naming an unknown model;
 /// an infeasible question is a Plan with feasible == false and its reasons.
 Result<Plan> solve(const PlanInputs& in);
