@@ -1,0 +1,72 @@
+#pragma once
+// The app's state between frames and the panels that draw it. Each panel is one file
+// (panel_*.cpp); they read and write App and call the view model (infercap_gui/), never the
+// model's internals. Heavy work (plans) goes through PlanJob's worker thread.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "infercap_gui/plan_job.hpp"
+#include "infercap_gui/view_model.hpp"
+
+namespace infercap::gui {
+
+enum class Tab { predict, compare, plan, catalog };
+
+struct App {
+  // Catalog, loaded once at start; shared read-only with the plan worker.
+  std::shared_ptr<const spec::Catalog> catalog;
+  std::string data_dir;
+  std::vector<std::string> diagnostics;
+  std::size_t diagnostic_errors = 0;
+
+  // Shared by Predict and Compare: the deployment and the request shape.
+  Selection sel;
+  Workload work;
+  bool inputs_changed = true;
+
+  // Predict.
+  PredictView predict;
+  int sweep_max_batch = 256;
+  bool ops_show_prefill = false;
+
+  // Compare.
+  std::vector<bool> compare_pick;  ///< parallel to catalog->hardware()
+  bool compare_auto_tp = true;
+  bool compare_dirty = true;
+  std::vector<CompareRow> compare_rows;
+  CompareKey compare_key = CompareKey::tokens_per_s;
+  bool compare_descending = true;
+
+  // Plan.
+  std::vector<ScenarioFile> scenarios;
+  int scenario_index = 0;
+  PlanJob plan_job;
+  PlanOutcome plan;  ///< the job's last snapshot
+  unsigned plan_version = 0;
+  bool plan_show_rejected = true;
+
+  // Which tab the next frame selects (command line, screenshots); consumed once.
+  Tab request_tab = Tab::predict;
+  bool tab_requested = true;
+};
+
+/// Loads the catalog and the scenario list; picks defaults present in the catalog.
+void app_init(App& app, const std::string& data_dir);
+
+/// Draws one frame of the whole UI into the current ImGui frame, filling the main viewport.
+void app_draw(App& app);
+
+/// A titled separator between groups of widgets.
+void section(const char* title);
+/// The color a binding roof is drawn in, everywhere.
+unsigned bound_color(Bound b);
+
+// The panels (one file each).
+void draw_inputs(App& app, bool compare_mode);  ///< left column of Predict and Compare
+void draw_predict_panel(App& app);
+void draw_compare_panel(App& app);
+void draw_plan_panel(App& app);
+void draw_catalog_panel(App& app);
+
+}  // namespace infercap::gui

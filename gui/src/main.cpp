@@ -1,0 +1,196 @@
+// infercap-gui: window, frame loop and --screenshot. Everything drawn lives in the panels.
+//
+//   infercap-gui [--data DIR] [--tab predict|compare|plan|catalog] [--model M] [--hardware H]
+//                [--batch B] [--prompt P] [--output O] [--scenario NAME] [--size WxH]
+//                [--screenshot out.png [--frames N]]
+//
+// With --screenshot the window is hidden, a few frames are rendered (after any --scenario plan
+// finished), the last one is read back and written as PNG, and the program exits. Under a
+// headless machine run it inside `xvfb-run`.
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+#define GLFW_INCLUDE_NONE
+#include <GL/gl.h>
+#include <GLFW/glfw3.h>
+#include <stb_image_write.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "exit_codes.hpp"
+
+namespace {
+
+void glfw_error(int code, const char* what) {
+  std::fprintf(stderr, "infercap-gui: GLFW error %d: %s\n", code, what);
+}
+
+// Reads the back buffer (what the last frame drew) and writes it top row first.
+bool save_png(const std::string& path, int w, int h) {
+  std::vector<unsigned char> px(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4);
+  glReadBuffer(GL_BACK);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+  // OpenGL's rows start at the bottom; PNG's at the top. Opaque: the clear colour has alpha 1
+  // but blending may leave partial alpha on some drivers.
+  for (std::size_t i = 3; i < px.size(); i += 4) px[i] = 255;
+  stbi_flip_vertically_on_write(1);
+  return stbi_write_png(path.c_str(), w, h, 4, px.data(), w * 4) != 0;
+}
+
+void load_font(ImGuiIO& io) {
+  for (const char* f :
+       {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"}) {
+    if (std::filesystem::exists(f)) {
+      io.Fonts->AddFontFromFileTTF(f, 15.0f);
+      return;
+    }
+  }
+  io.Fonts->AddFontDefault();  // ImGui's built-in ProggyClean
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace infercap;
+  CLI::App cli{"infercap-gui: what-if desktop app over the infercap model"};
+  std::string data, screenshot, tab = "predict", size = "1600x1000", scenario;
+  std::string model, hardware;
+  int frames = 6, batch = 0;
+  double prompt = 0, output = 0;
+  cli.add_option("--data", data, "catalog folder (default: INFERCAP_DATA_DIR or built-in)");
+  cli.add_option("--screenshot", screenshot, "render offscreen, save this PNG and exit");
+  cli.add_option("--frames", frames, "frames rendered before the screenshot")
+      ->check(CLI::Range(2, 1000));
+  cli.add_option("--tab", tab, "predict | compare | plan | catalog")
+      ->check(CLI::IsMember({"predict", "compare", "plan", "catalog"}));
+  cli.add_option("--size", size, "window size WxH")->capture_default_str();
+  cli.add_option("--model,-m", model, "initial model");
+  cli.add_option("--hardware,-H", hardware, "initial hardware");
+  cli.add_option("--batch,-b", batch, "initial batch")->check(CLI::Range(1, 1 << 20));
+  cli.add_option("--prompt,-p", prompt, "initial prompt tokens")->check(CLI::PositiveNumber);
+  cli.add_option("--output,-o", output, "initial output tokens")->check(CLI::PositiveNumber);
+  cli.add_option("--scenario", scenario,
+                 "plan this scenario (name in data/examples or a path) at start");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e) == 0 ? cli::kExitOk : cli::kExitUsage;
+  }
+  int width = 1600, height = 1000;
+  if (std::sscanf(size.c_str(), "%dx%d", &width, &height) != 2 || width < 320 || height < 240) {
+    std::fprintf(stderr, "infercap-gui: --size: expected WxH of at least 320x240, found '%s'\n",
+                 size.c_str());
+    return cli::kExitUsage;
+  }
+
+  gui::App app;
+  app_init(app, data.empty() ? spec::Catalog::default_data_dir() : data);
+  auto unknown = [](const char* what, const std::string& name) {
+    std::fprintf(stderr, "infercap-gui: unknown %s '%s'\n", what, name.c_str());
+    return cli::kExitSpec;
+  };
+  if (!model.empty()) {
+    const ModelSpec* m = app.catalog->find_model(model);
+    if (m == nullptr) return unknown("model", model);
+    app.sel.model = m->name;
+  }
+  if (!hardware.empty()) {
+    const HardwareSpec* h = app.catalog->find_hardware(hardware);
+    if (h == nullptr) return unknown("hardware", hardware);
+    app.sel.hardware = h->name;
+  }
+  if (batch > 0) app.work.batch = batch;
+  if (prompt > 0) app.work.prompt_tokens = prompt;
+  if (output > 0) app.work.output_tokens = output;
+  app.request_tab = tab == "compare"   ? gui::Tab::compare
+                    : tab == "plan"    ? gui::Tab::plan
+                    : tab == "catalog" ? gui::Tab::catalog
+                                       : gui::Tab::predict;
+  if (!scenario.empty()) {
+    std::string path = scenario;
+    for (std::size_t i = 0; i < app.scenarios.size(); ++i) {
+      if (app.scenarios[i].name == scenario) {
+        path = app.scenarios[i].path;
+        app.scenario_index = static_cast<int>(i);
+      }
+    }
+    if (!std::filesystem::exists(path)) return unknown("scenario", scenario);
+    app.plan_job.start(app.catalog, path, app.data_dir);
+  }
+
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) {
+    std::fprintf(stderr,
+                 "infercap-gui: no display (is DISPLAY set? try `xvfb-run -a infercap-gui`)\n");
+    return cli::kExitIo;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  if (!screenshot.empty()) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  GLFWwindow* window = glfwCreateWindow(width, height, "infercap", nullptr, nullptr);
+  if (window == nullptr) {
+    std::fprintf(stderr, "infercap-gui: could not create an OpenGL 3.0 window\n");
+    glfwTerminate();
+    return cli::kExitIo;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(screenshot.empty() ? 1 : 0);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the layout is fixed; don't litter the working folder
+  load_font(io);
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.FrameRounding = 3;
+  style.ChildRounding = 3;
+  style.CellPadding = {6, 2};
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 130");
+
+  int rc = cli::kExitOk;
+  int frame = 0;
+  while (!glfwWindowShouldClose(window)) {
+    glfwPollEvents();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    gui::app_draw(app);
+    ImGui::Render();
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.08f, 0.08f, 0.1f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (!screenshot.empty()) {
+      // A plan started from the command line is waited for, so the picture shows its result.
+      if (app.plan_job.running()) {
+        app.plan_job.wait();
+      } else if (++frame >= frames) {
+        if (!save_png(screenshot, fw, fh)) {
+          std::fprintf(stderr, "infercap-gui: could not write %s\n", screenshot.c_str());
+          rc = cli::kExitIo;
+        } else {
+          std::printf("infercap-gui: wrote %s (%dx%d)\n", screenshot.c_str(), fw, fh);
+        }
+        break;
+      }
+    }
+    glfwSwapBuffers(window);
+  }
+
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return rc;
+}

@@ -1,0 +1,200 @@
+// Plan: a scenario YAML solved on a worker thread (the same pipeline as `infercap plan`), then
+// the recommended fleet, each pool's ranked candidates and the rejected ones with their reasons.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <string>
+
+#include "app.hpp"
+
+namespace infercap::gui {
+
+namespace {
+
+std::string money(double usd, const PriceBook& b) {
+  const double v = to_currency(usd, b.display_currency, b);
+  return fmt_si(v, "", 3) + " " + std::string(currency_name(b.display_currency));
+}
+
+void fleet_summary(const FleetChoice& f, const PriceBook& b) {
+  ImGui::Text("%s: %d devices in %d servers, %s at the planned load; capex %s, TCO %s",
+              f.label.c_str(), f.devices, f.servers, fmt_q(f.power_w, Dim::watts).c_str(),
+              money(f.cost.capex_usd, b).c_str(), money(f.cost.tco_usd, b).c_str());
+  for (const auto& p : f.parts) {
+    ImGui::BulletText("%s: %d x %s (%s, %s, TP %d) = %d devices; TTFT P99 %s, TPOT P99 %s",
+                      p.pool.c_str(), p.replicas, p.hardware.c_str(), p.precision.c_str(),
+                      p.stack.c_str(), p.tp, p.devices, fmt_q(p.ttft_p99_s, Dim::seconds).c_str(),
+                      fmt_q(p.tpot_p99_s, Dim::seconds).c_str());
+  }
+  if (!f.note.empty()) ImGui::TextDisabled("%s", f.note.c_str());
+}
+
+void ranked_table(const char* id, const std::vector<CandidateRow>& rows, const PriceBook& b,
+                  bool rejected) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX |
+                                ImGuiTableFlags_ScrollY;
+  const int cols = rejected ? 7 : 13;
+  const float h =
+      std::min(260.0f, ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(rows.size() + 2));
+  if (!ImGui::BeginTable(id, cols, flags, {0, h})) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  if (rejected) {
+    for (const char* c : {"hardware", "precision", "stack", "TP", "max batch", "binding", "reason"})
+      ImGui::TableSetupColumn(c);
+  } else {
+    for (const char* c : {"rank", "hardware", "precision", "stack", "TP", "replicas", "devices",
+                          "max QPS/replica", "TTFT P99", "TPOT P99", "power", "TCO", "verified"})
+      ImGui::TableSetupColumn(c);
+  }
+  ImGui::TableHeadersRow();
+  for (const auto& r : rows) {
+    ImGui::TableNextRow();
+    if (!rejected) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", r.rank);
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.hardware.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.precision.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.stack.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", r.tp);
+    if (rejected) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", r.max_seqs);
+      const Constraint* c = r.binding_constraint();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(ImVec4(1, 0.55f, 0.4f, 1), "%s", c != nullptr ? c->name.c_str() : "-");
+      ImGui::TableNextColumn();
+      if (c != nullptr) {
+        ImGui::TextUnformatted((c->message + (c->fix.empty() ? "" : "; " + c->fix)).c_str());
+      }
+      continue;
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", r.replicas);
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", r.devices);
+    ImGui::TableNextColumn();
+    ImGui::Text("%s (%s)", fmt_si(r.max_qps_per_replica, "", 3).c_str(), r.limited_by.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(fmt_q(r.ttft_p99_s, Dim::seconds).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(fmt_q(r.tpot_p99_s, Dim::seconds).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(fmt_q(r.power_w, Dim::watts).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.priced ? money(r.cost.tco_usd, b).c_str() : "-");
+    ImGui::TableNextColumn();
+    if (r.verified) {
+      ImGui::TextColored(r.sim_meets_sla ? ImVec4(0.4f, 0.85f, 0.5f, 1) : ImVec4(1, 0.4f, 0.4f, 1),
+                         "%s", r.sim_meets_sla ? "sim: meets SLA" : "sim: misses SLA");
+    } else {
+      ImGui::TextDisabled("-");
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_plan_panel(App& app) {
+  if (app.plan_job.version() != app.plan_version) {
+    app.plan_version = app.plan_job.version();
+    app.plan = app.plan_job.snapshot();
+  }
+  const bool running = app.plan.state == JobState::running;
+
+  ImGui::BeginChild("plan_inputs", {340, 0}, true);
+  section("Scenarios (data/examples)");
+  for (std::size_t i = 0; i < app.scenarios.size(); ++i) {
+    if (ImGui::Selectable(app.scenarios[i].name.c_str(),
+                          app.scenario_index == static_cast<int>(i))) {
+      app.scenario_index = static_cast<int>(i);
+    }
+  }
+  static std::string custom_path;
+  section("Or a scenario file");
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputTextWithHint("##path", "path/to/scenario.yaml", &custom_path);
+  ImGui::Spacing();
+  std::string path;
+  if (!custom_path.empty()) {
+    path = custom_path;
+  } else if (app.scenario_index >= 0 &&
+             app.scenario_index < static_cast<int>(app.scenarios.size())) {
+    path = app.scenarios[static_cast<std::size_t>(app.scenario_index)].path;
+  }
+  ImGui::BeginDisabled(running || path.empty());
+  if (ImGui::Button(running ? "Solving..." : "Run plan", {-1, 0})) {
+    app.plan_job.start(app.catalog, path, app.data_dir);
+  }
+  ImGui::EndDisabled();
+  ImGui::TextDisabled("The solve runs on a worker thread;\nthe window stays live.");
+  ImGui::EndChild();
+  ImGui::SameLine();
+
+  ImGui::BeginChild("plan_results", {0, 0}, false);
+  const PlanOutcome& o = app.plan;
+  switch (o.state) {
+    case JobState::idle:
+      ImGui::TextDisabled("Pick a scenario and press Run plan.");
+      break;
+    case JobState::running:
+      ImGui::Text("Solving %s ... %.1f s", o.scenario_name.c_str(),
+                  app.plan_job.snapshot().elapsed_s);
+      break;
+    case JobState::failed:
+      ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s: %s", o.scenario_name.c_str(),
+                         o.error.c_str());
+      break;
+    case JobState::done:
+      break;
+  }
+  if (o.state == JobState::done && o.plan) {
+    const Plan& pl = *o.plan;
+    ImGui::Text("%s", o.scenario_name.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("solved in %.2f s, %d candidates evaluated, %d verified by simulation",
+                        o.elapsed_s, pl.candidates_evaluated, pl.candidates_verified);
+    if (!o.description.empty()) ImGui::TextWrapped("%s", o.description.c_str());
+    ImGui::Separator();
+    if (pl.feasible) {
+      ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "Recommended");
+      fleet_summary(pl.recommended, o.prices);
+    } else {
+      ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "No feasible fleet");
+      ImGui::TextWrapped("%s", pl.infeasible_reason.c_str());
+      for (const auto& s : pl.suggestions) ImGui::BulletText("%s", s.c_str());
+    }
+    for (const auto& alt : pl.alternatives) {
+      ImGui::Spacing();
+      fleet_summary(alt, o.prices);
+    }
+    ImGui::Checkbox("show rejected candidates", &app.plan_show_rejected);
+    for (const auto& pool : pl.pools) {
+      ImGui::Spacing();
+      const std::string head = "pool " + pool.pool.name + " (" + pool.pool.model +
+                               "): " + std::to_string(pool.ranked.size()) + " feasible, " +
+                               std::to_string(pool.rejected.size()) + " rejected";
+      if (ImGui::CollapsingHeader(head.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
+        ranked_table(("ranked_" + pool.pool.name).c_str(), pool.ranked, o.prices, false);
+        if (app.plan_show_rejected && !pool.rejected.empty()) {
+          ImGui::TextDisabled("rejected, with the binding constraint");
+          ranked_table(("rejected_" + pool.pool.name).c_str(), pool.rejected, o.prices, true);
+        }
+      }
+    }
+  }
+  if (!o.diagnostics.empty()) {
+    ImGui::Spacing();
+    section("Diagnostics");
+    for (const auto& d : o.diagnostics) ImGui::TextWrapped("%s", d.c_str());
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace infercap::gui

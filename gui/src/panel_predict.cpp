@@ -1,0 +1,323 @@
+// Predict: one deployment, live. Headline latencies and throughputs, the memory bar, the
+// roofline of every operator, the decode batch sweep with its knee, and the operator table.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "app.hpp"
+#include "plot.hpp"
+
+namespace infercap::gui {
+
+namespace {
+
+void metric(const char* label, const std::string& value, const char* tip = nullptr) {
+  ImGui::BeginGroup();
+  ImGui::TextDisabled("%s", label);
+  ImGui::Text("%s", value.c_str());
+  ImGui::EndGroup();
+  if (tip != nullptr && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+}
+
+std::string flops_label(double v) {
+  return fmt_si(v, "FLOP/s", 3);
+}
+
+void draw_roofline(const PredictView& v, float width, float height) {
+  const RooflineChart& c = v.roofline;
+  PlotAxis x{c.x_min, c.x_max, true, "arithmetic intensity (FLOP/byte)",
+             [](double d) { return fmt_si(d, "", 3); }};
+  PlotAxis y{c.y_min, c.y_max, true, "achieved FLOP/s", flops_label};
+  Plot p;
+  if (p.begin("##roofline", {width, height}, x, y)) {
+    for (const auto& r : c.roofs) {
+      if (r.bandwidth_bytes_per_s <= 0 || r.compute_flops_per_s <= 0) continue;
+      const ImU32 col = r.achievable ? IM_COL32(230, 230, 230, 220) : palette::faint;
+      const double ridge = r.ridge_flops_per_byte();
+      p.segment(c.x_min, r.bandwidth_bytes_per_s * c.x_min, ridge, r.compute_flops_per_s, col,
+                r.achievable ? 2.0f : 1.5f, !r.achievable);
+      p.segment(ridge, r.compute_flops_per_s, c.x_max, r.compute_flops_per_s, col,
+                r.achievable ? 2.0f : 1.5f, !r.achievable);
+    }
+    const RooflinePoint* hover = nullptr;
+    float best = 64.0f;  // squared pixel distance for the hover pick
+    for (const auto& pt : c.points) {
+      const float radius = 3.0f + 6.0f * static_cast<float>(std::sqrt(pt.time_share));
+      p.marker(pt.intensity_flops_per_byte, pt.achieved_flops_per_s, bound_color(pt.bound),
+               pt.prefill ? Marker::square : Marker::circle, radius);
+      if (p.hovered()) {
+        const ImVec2 s = p.map(pt.intensity_flops_per_byte, pt.achieved_flops_per_s);
+        const ImVec2 m = p.mouse();
+        const float d = (s.x - m.x) * (s.x - m.x) + (s.y - m.y) * (s.y - m.y);
+        if (d < best) {
+          best = d;
+          hover = &pt;
+        }
+      }
+    }
+    // The roofs' key, bottom right where the points rarely are (low intensity sits left).
+    const float lh = ImGui::GetTextLineHeight();
+    float ky = p.plot_max().y - lh * static_cast<float>(c.roofs.size()) - 6;
+    for (const auto& r : c.roofs) {
+      const std::string t = r.label + ": " + flops_label(r.compute_flops_per_s) + ", " +
+                            fmt_q(r.bandwidth_bytes_per_s, Dim::bytes_per_s) + ", ridge " +
+                            fmt_si(r.ridge_flops_per_byte(), "FLOP/B", 3);
+      const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+      const float kx = p.plot_max().x - ts.x - 8;
+      const ImU32 col = r.achievable ? IM_COL32(230, 230, 230, 255) : palette::grey;
+      p.draw_list()->AddLine({kx - 26, ky + lh / 2}, {kx - 6, ky + lh / 2}, col, 2.0f);
+      p.draw_list()->AddText({kx, ky}, col, t.c_str());
+      ky += lh;
+    }
+    p.end();
+    if (hover != nullptr) {
+      ImGui::SetTooltip(
+          "%s (%s, %s)\nintensity %s FLOP/byte\nachieved %s\n%.1f%% of the step\n"
+          "bound: %s",
+          std::string(hover->name).c_str(), std::string(op_kind_name(hover->kind)).c_str(),
+          hover->prefill ? "prefill" : "decode",
+          fmt_si(hover->intensity_flops_per_byte, "", 3).c_str(),
+          flops_label(hover->achieved_flops_per_s).c_str(), 100.0 * hover->time_share,
+          std::string(bound_name(hover->bound)).c_str());
+    }
+  }
+  legend_item(bound_color(Bound::memory), "memory");
+  ImGui::SameLine();
+  legend_item(bound_color(Bound::compute), "compute");
+  ImGui::SameLine();
+  legend_item(bound_color(Bound::issue), "issue");
+  ImGui::SameLine();
+  legend_item(bound_color(Bound::overhead), "overhead");
+  ImGui::SameLine();
+  ImGui::TextDisabled("  square: prefill, circle: decode; size: share of step");
+}
+
+void draw_sweep(const PredictView& v, int current_batch, float width, float height) {
+  const BatchSweep& s = v.sweep;
+  if (s.points.empty()) return;
+  double tmax = 0, smax = 0;
+  std::vector<double> xs, tps, tpot;
+  for (const auto& pt : s.points) {
+    xs.push_back(pt.batch);
+    tps.push_back(pt.tokens_per_s);
+    tpot.push_back(pt.step_s);
+    tmax = std::max(tmax, pt.tokens_per_s);
+    smax = std::max(smax, pt.step_s);
+  }
+  PlotAxis x{1, static_cast<double>(s.points.back().batch), true, "batch (sequences)",
+             [](double d) { return fmt_si(d, "", 3); }};
+  PlotAxis y{0, tmax * 1.1, false, "decode tokens/s", [](double d) { return fmt_si(d, "", 3); }};
+  PlotAxis y2{0, smax * 1.1, false, "TPOT", [](double d) { return fmt_q(d, Dim::seconds, 2); }};
+  Plot p;
+  if (p.begin("##sweep", {width, height}, x, y, &y2)) {
+    const double last = s.points.back().batch;
+    if (s.max_batch < last) {
+      p.shade_x(std::max(1, s.max_batch), last, IM_COL32(240, 90, 90, 40));
+      const std::string l = "memory: max batch " + std::to_string(s.max_batch);
+      if (s.max_batch >= 1) p.vline(s.max_batch, palette::red, l.c_str(), true, 1);
+    }
+    p.line(xs, tps, palette::blue, 2.5f);
+    p.line(xs, tpot, palette::orange, 2.0f, true);
+    const std::string knee = "knee: batch " + std::to_string(s.knee_batch);
+    p.vline(s.knee_batch, palette::green, knee.c_str());
+    if (current_batch >= 1 && current_batch <= static_cast<int>(last)) {
+      const auto& cp = s.points[static_cast<std::size_t>(current_batch - 1)];
+      p.marker(cp.batch, cp.tokens_per_s, palette::yellow, Marker::diamond, 5);
+      p.marker(cp.batch, cp.step_s, palette::yellow, Marker::diamond, 5, true);
+    }
+    p.end();
+    if (p.hovered()) {
+      const int b = std::clamp(static_cast<int>(std::lround(p.unmap_x(p.mouse().x))), 1,
+                               static_cast<int>(last));
+      const auto& hp = s.points[static_cast<std::size_t>(b - 1)];
+      ImGui::SetTooltip("batch %d\n%s tokens/s\nTPOT %s\n%s", hp.batch,
+                        fmt_si(hp.tokens_per_s, "", 3).c_str(),
+                        fmt_q(hp.step_s, Dim::seconds).c_str(),
+                        hp.fits ? "fits in memory" : "does not fit in memory");
+    }
+  }
+  legend_item(palette::blue, "tokens/s (left)");
+  ImGui::SameLine();
+  legend_item(palette::orange, "TPOT (right)");
+  ImGui::SameLine();
+  ImGui::TextDisabled("  at context %.0f; yellow: current batch", s.context_tokens);
+}
+
+void draw_ops_table(const App& app) {
+  const Prediction& pr = app.predict.prediction;
+  const StepBreakdown& b = app.ops_show_prefill ? pr.prefill : pr.decode;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_Resizable;
+  if (!ImGui::BeginTable("ops", 10, flags, {0, ImGui::GetContentRegionAvail().y})) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (const char* h : {"op", "kind", "time", "share", "FLOPs", "bytes", "FLOP/byte", "achieved",
+                        "bound", "compute / memory / issue / overhead"}) {
+    ImGui::TableSetupColumn(h);
+  }
+  ImGui::TableHeadersRow();
+  for (const auto& op : b.ops) {
+    ImGui::TableNextRow();
+    const double bytes = op.cost.weight_bytes + op.cost.activation_bytes + op.cost.kv_bytes;
+    const double share = b.time_s > 0 ? op.time_s / b.time_s : 0;
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(std::string(op.cost.name).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(std::string(op_kind_name(op.cost.kind)).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(fmt_q(op.time_s, Dim::seconds).c_str());
+    ImGui::TableNextColumn();
+    ImGui::ProgressBar(static_cast<float>(share), {70, 0},
+                       (std::to_string(static_cast<int>(std::lround(100 * share))) + "%").c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(fmt_si(op.cost.flops, "", 3).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(fmt_q(bytes, Dim::bytes).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(bytes > 0 ? fmt_si(op.cost.flops / bytes, "", 3).c_str() : "-");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(op.time_s > 0 ? flops_label(op.cost.flops / op.time_s).c_str() : "-");
+    ImGui::TableNextColumn();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(bound_color(op.bound)), "%s",
+                       std::string(bound_name(op.bound)).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s / %s / %s / %s", fmt_q(op.compute_s, Dim::seconds).c_str(),
+                        fmt_q(op.memory_s, Dim::seconds).c_str(),
+                        fmt_q(op.issue_s, Dim::seconds).c_str(),
+                        fmt_q(op.overhead_s + op.comm_s, Dim::seconds).c_str());
+  }
+  ImGui::EndTable();
+}
+
+// The rates the model resolved for this deployment: what every op time divides by.
+void draw_rates(const PredictView& v) {
+  section("Achievable rates per device");
+  const auto& r = v.rates;
+  auto row = [](const char* k, const std::string& val) {
+    ImGui::TextDisabled("%s", k);
+    ImGui::SameLine(150);
+    ImGui::TextUnformatted(val.c_str());
+  };
+  row("weight streaming", fmt_q(r.weight_bw, Dim::bytes_per_s));
+  row("KV cache reads", fmt_q(r.kv_bw, Dim::bytes_per_s));
+  row("activations", fmt_q(r.act_bw, Dim::bytes_per_s));
+  row("GEMM", flops_label(r.gemm_flops));
+  row("attention", flops_label(r.attn_flops));
+  if (r.weights_per_s > 0) row("issue limit", fmt_si(r.weights_per_s, "weights/s", 3));
+  if (v.devices > 1) {
+    row("link", fmt_q(r.link_bw, Dim::bytes_per_s));
+    row("link latency", fmt_q(r.link_latency, Dim::seconds));
+  }
+  row("kernel overhead", fmt_q(r.kernel_overhead, Dim::seconds));
+  row("step overhead", fmt_q(r.step_overhead, Dim::seconds));
+  row("TDP (all devices)", fmt_q(v.power_w, Dim::watts));
+}
+
+}  // namespace
+
+void draw_predict_panel(App& app) {
+  if (app.inputs_changed) {
+    app.predict = evaluate_predict(*app.catalog, app.sel, app.work, app.sweep_max_batch);
+    app.inputs_changed = false;
+  }
+  ImGui::BeginChild("inputs", {340, 0}, true);
+  draw_inputs(app, false);
+  if (app.predict.ok) draw_rates(app.predict);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("results", {0, 0}, false);
+  const PredictView& v = app.predict;
+  if (!v.ok) {
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "No prediction: %s", v.error.c_str());
+    ImGui::EndChild();
+    return;
+  }
+  const Prediction& p = v.prediction;
+  ImGui::TextUnformatted(v.title.c_str());
+  ImGui::Separator();
+  const float col = 118.0f;
+  float x0 = ImGui::GetCursorPosX();
+  auto next = [&](int i) { ImGui::SameLine(x0 + col * static_cast<float>(i)); };
+  metric("TTFT", fmt_q(p.ttft_s, Dim::seconds), "prefill of all prompts of the batch together");
+  next(1);
+  metric("TPOT", fmt_q(p.tpot_s, Dim::seconds), "mean decode step over the output");
+  next(2);
+  metric("E2E", fmt_q(p.e2e_s, Dim::seconds), "TTFT + (output - 1) x TPOT");
+  next(3);
+  metric("decode tok/s", fmt_si(p.total_decode_tokens_per_s, "", 3), "all sequences: batch / TPOT");
+  next(4);
+  metric("per sequence", fmt_si(p.decode_tokens_per_s, "tok/s", 3), "1 / TPOT");
+  next(5);
+  metric("prefill tok/s", fmt_si(p.prefill_tokens_per_s, "", 3), "batch x prompt / TTFT");
+  next(6);
+  metric("tok/s per W",
+         v.power_w > 0 ? fmt_si(p.total_decode_tokens_per_s / v.power_w, "", 3) : "-",
+         "decode tokens/s over the devices' TDP");
+  next(7);
+  metric("compute", std::string(compute_type_name(v.compute)) + " x" + std::to_string(v.devices),
+         "compute roof and devices (TP x PP)");
+
+  // Memory bar.
+  const MemoryReport& m = p.memory;
+  ImGui::Spacing();
+  const ImU32 seg_cols[] = {IM_COL32(90, 160, 255, 255), IM_COL32(100, 210, 120, 255),
+                            IM_COL32(255, 160, 60, 255), IM_COL32(150, 150, 150, 255)};
+  std::vector<BarSegment> segs;
+  const auto ms = memory_segments(m);
+  for (std::size_t i = 0; i < ms.size(); ++i)
+    segs.push_back({ms[i].label, ms[i].bytes, seg_cols[i]});
+  ImGui::Text("memory per device: %s of %s", fmt_q(m.total_bytes, Dim::bytes).c_str(),
+              fmt_q(m.capacity_bytes, Dim::bytes).c_str());
+  ImGui::SameLine();
+  if (m.fits) {
+    ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "fits; at most %d sequences of %.0f tokens",
+                       m.max_batch, p.prompt_tokens + p.output_tokens);
+  } else {
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1),
+                       "does not fit; at most %d sequences of %.0f tokens", m.max_batch,
+                       p.prompt_tokens + p.output_tokens);
+  }
+  stacked_bar("##mem", segs, m.capacity_bytes, [](double b) { return fmt_q(b, Dim::bytes); },
+              {-1, 18});
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    if (i) ImGui::SameLine();
+    const std::string t = segs[i].label + " " + fmt_q(segs[i].value, Dim::bytes);
+    legend_item(segs[i].col, t.c_str());
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("  white bar: capacity");
+
+  // Charts.
+  ImGui::Spacing();
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float w = (avail - ImGui::GetStyle().ItemSpacing.x) / 2;
+  const float h = std::max(220.0f, ImGui::GetContentRegionAvail().y * 0.48f);
+  ImGui::BeginGroup();
+  ImGui::Text("Roofline per operator (per device)");
+  draw_roofline(v, w, h);
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::Text("Decode batch sweep 1..%d", app.sweep_max_batch);
+  draw_sweep(v, app.work.batch, w, h);
+  ImGui::EndGroup();
+
+  // Operators.
+  ImGui::Spacing();
+  ImGui::Text("Operators");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("decode step", !app.ops_show_prefill)) app.ops_show_prefill = false;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("prefill", app.ops_show_prefill)) app.ops_show_prefill = true;
+  ImGui::SameLine();
+  const StepBreakdown& b = app.ops_show_prefill ? p.prefill : p.decode;
+  ImGui::TextDisabled("step %s, of which fixed step overhead %s",
+                      fmt_q(b.time_s, Dim::seconds).c_str(),
+                      fmt_q(b.step_overhead_s, Dim::seconds).c_str());
+  draw_ops_table(app);
+  ImGui::EndChild();
+}
+
+}  // namespace infercap::gui

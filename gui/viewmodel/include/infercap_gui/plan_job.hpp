@@ -1,0 +1,74 @@
+#pragma once
+// `infercap plan` for the GUI: a scenario solved on a worker thread so the frame loop never
+// waits (a plan takes from a few hundred milliseconds to seconds). The panel polls `snapshot()`
+// every frame; the worker publishes its result once, under a mutex.
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "infercap/solver.hpp"
+#include "infercap/spec/catalog.hpp"
+
+namespace infercap::gui {
+
+/// A scenario file under a folder: `kind: scenario` YAML documents, by file name. Other kinds
+/// (stack presets next to the examples) are left out. Sorted by path.
+struct ScenarioFile {
+  std::string path;
+  std::string name;  ///< file name without .yaml
+};
+std::vector<ScenarioFile> list_scenarios(const std::string& folder);
+
+enum class JobState { idle, running, done, failed };
+
+struct PlanOutcome {
+  JobState state = JobState::idle;
+  std::string scenario_path;
+  std::string scenario_name;
+  std::string description;
+  std::vector<std::string> diagnostics;  ///< formatted lines (warnings too)
+  std::string error;                     ///< when failed: what stopped the solve
+  std::optional<Plan> plan;              ///< when done
+  PriceBook prices;                      ///< the scenario's resolved price book
+  double elapsed_s = 0;                  ///< wall time of the solve so far / in total
+};
+
+class PlanJob {
+ public:
+  PlanJob() = default;
+  PlanJob(const PlanJob&) = delete;
+  PlanJob& operator=(const PlanJob&) = delete;
+  /// Waits for a running solve: the solver has no cancellation point.
+  ~PlanJob();
+
+  /// Starts solving `scenario_path` against `catalog` (shared, read-only) with prices from
+  /// `data_dir`. Returns false, starting nothing, while a solve is running.
+  bool start(std::shared_ptr<const spec::Catalog> catalog, std::string scenario_path,
+             std::string data_dir);
+  bool running() const;
+  /// A copy of the current state; cheap enough per frame only when the panel caches it, so
+  /// `version()` says when it changed.
+  PlanOutcome snapshot() const;
+  unsigned version() const;
+  /// Blocks until the current solve (if any) finishes; for tests and --screenshot.
+  void wait();
+
+ private:
+  void run(std::shared_ptr<const spec::Catalog> catalog, std::string path, std::string data_dir);
+
+  mutable std::mutex mu_;
+  PlanOutcome out_;
+  unsigned version_ = 0;
+  std::chrono::steady_clock::time_point started_;
+  std::thread worker_;
+};
+
+/// Runs the whole pipeline synchronously (load, resolve, solve): what the worker does.
+PlanOutcome solve_scenario(const spec::Catalog& catalog, const std::string& scenario_path,
+                           const std::string& data_dir);
+
+}  // namespace infercap::gui

@@ -1,0 +1,143 @@
+#include "infercap_gui/plan_job.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "infercap/spec/scenario.hpp"
+
+namespace infercap::gui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A cheap test for the document kind: a top-level `kind: scenario` line. Full parsing happens
+// when the user runs the file, with diagnostics.
+bool is_scenario_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("kind:", 0) != 0) continue;
+    std::string v = line.substr(5);
+    v.erase(0, v.find_first_not_of(" \t\"'"));
+    return v.rfind("scenario", 0) == 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<ScenarioFile> list_scenarios(const std::string& folder) {
+  std::vector<ScenarioFile> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    if (!e.is_regular_file()) continue;
+    const auto ext = e.path().extension().string();
+    if (ext != ".yaml" && ext != ".yml") continue;
+    if (!is_scenario_file(e.path())) continue;
+    out.push_back({e.path().string(), e.path().stem().string()});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ScenarioFile& a, const ScenarioFile& b) { return a.path < b.path; });
+  return out;
+}
+
+PlanOutcome solve_scenario(const spec::Catalog& catalog, const std::string& scenario_path,
+                           const std::string& data_dir) {
+  PlanOutcome o;
+  o.scenario_path = scenario_path;
+  o.scenario_name = fs::path(scenario_path).stem().string();
+  spec::Diagnostics diags;
+  auto finish = [&](JobState s) {
+    o.diagnostics = diags.lines();
+    o.state = s;
+    return o;
+  };
+  auto sc = spec::load_scenario(scenario_path, data_dir, diags);
+  if (!sc) {
+    o.error = sc.error().message;
+    return finish(JobState::failed);
+  }
+  if (!sc->name.empty()) o.scenario_name = sc->name;
+  o.description = sc->description;
+  o.prices = sc->prices;
+  auto in = spec::to_plan_inputs(*sc, catalog, diags);
+  if (!in) {
+    o.error = "the scenario names entries the catalog cannot resolve (see diagnostics)";
+    return finish(JobState::failed);
+  }
+  auto plan = solve(*in);
+  if (!plan) {
+    o.error = plan.error().message;
+    return finish(JobState::failed);
+  }
+  o.plan = std::move(plan).value();
+  return finish(JobState::done);
+}
+
+PlanJob::~PlanJob() {
+  if (worker_.joinable()) worker_.join();
+}
+
+bool PlanJob::start(std::shared_ptr<const spec::Catalog> catalog, std::string scenario_path,
+                    std::string data_dir) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (out_.state == JobState::running) return false;
+  if (worker_.joinable()) worker_.join();  // finished: its result is already published
+  out_ = PlanOutcome{};
+  out_.state = JobState::running;
+  out_.scenario_path = scenario_path;
+  out_.scenario_name = std::filesystem::path(scenario_path).stem().string();
+  ++version_;
+  started_ = std::chrono::steady_clock::now();
+  worker_ = std::thread(&PlanJob::run, this, std::move(catalog), std::move(scenario_path),
+                        std::move(data_dir));
+  return true;
+}
+
+void PlanJob::run(std::shared_ptr<const spec::Catalog> catalog, std::string path,
+                  std::string data_dir) {
+  PlanOutcome o;
+  try {
+    o = solve_scenario(*catalog, path, data_dir);
+  } catch (const std::exception& e) {
+    // The solver reports infeasibility as a value; an exception here is a bug or I/O failure,
+    // which the panel should show rather than take the app down.
+    o.scenario_path = path;
+    o.state = JobState::failed;
+    o.error = std::string("internal error: ") + e.what();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  o.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  out_ = std::move(o);
+  ++version_;
+}
+
+bool PlanJob::running() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return out_.state == JobState::running;
+}
+
+PlanOutcome PlanJob::snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  PlanOutcome o = out_;
+  if (o.state == JobState::running) {
+    o.elapsed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+  return o;
+}
+
+unsigned PlanJob::version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return version_;
+}
+
+void PlanJob::wait() {
+  // Only the GUI thread starts and joins, so reading worker_ without the lock is safe here.
+  if (worker_.joinable()) worker_.join();
+}
+
+}  // namespace infercap::gui

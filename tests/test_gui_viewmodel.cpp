@@ -1,0 +1,293 @@
+// [gui] The GUI's view model: what the panels show, checked without a display.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+
+#include "infercap_gui/plan_job.hpp"
+#include "infercap_gui/view_model.hpp"
+
+using namespace infercap;
+using namespace infercap::gui;
+
+namespace {
+
+const spec::Catalog& catalog() {
+  static const spec::Catalog cat = [] {
+    spec::Diagnostics d;
+    return spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  }();
+  return cat;
+}
+
+std::vector<SweepPoint> curve(int n, double (*f)(double)) {
+  std::vector<SweepPoint> v;
+  for (int b = 1; b <= n; ++b) {
+    SweepPoint p;
+    p.batch = b;
+    p.tokens_per_s = f(b);
+    p.step_s = b / p.tokens_per_s;
+    v.push_back(p);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("knee of a throughput curve that saturates at batch 32", "[gui]") {
+  // tokens/s = min(b, 32) over b = 1..256. Normalised, y = (b - 1) / 31 and x = log2(b) / 8
+  // below 32: y - x grows for b > 31 / (8 ln 2) = 5.6 and reaches 1 - 5/8 at b = 32; above 32,
+  // y stays 1 while x grows. So the knee is batch 32.
+  auto pts = curve(256, [](double b) { return std::min(b, 32.0); });
+  CHECK(pts[knee_index(pts)].batch == 32);
+  // Saturation at 100 instead: same argument, knee at 100.
+  pts = curve(256, [](double b) { return std::min(b, 100.0); });
+  CHECK(pts[knee_index(pts)].batch == 100);
+}
+
+TEST_CASE("knee edge cases: short, flat and still-linear curves", "[gui]") {
+  CHECK(knee_index({}) == 0);
+  CHECK(knee_index(curve(2, [](double b) { return b; })) == 0);
+  CHECK(knee_index(curve(64, [](double) { return 5.0; })) == 0);  // flat: no knee
+  // Proportional to the batch all the way: y - x is 0 at both ends and negative between (a line
+  // is convex on a log axis); ties go to the larger batch, i.e. the knee lies beyond the sweep.
+  const auto lin = curve(256, [](double b) { return 3.0 * b; });
+  CHECK(lin[knee_index(lin)].batch == 256);
+}
+
+TEST_CASE("batch sweep points are the PerfModel's decode steps", "[gui]") {
+  Selection sel;
+  sel.model = "llama-3.1-8b";
+  sel.hardware = "h100-sxm";
+  auto perf = make_perf(catalog(), sel);
+  REQUIRE(perf.ok());
+  const BatchSweep s = batch_sweep(*perf, 576, 640, 256);
+  REQUIRE(s.points.size() == 256);
+  CHECK(s.max_batch == perf->max_batch(640));
+  for (int b : {1, 7, 64, 256}) {
+    const auto& p = s.points[static_cast<std::size_t>(b - 1)];
+    CHECK(p.batch == b);
+    CHECK(p.step_s == Approx(perf->decode_step_s(b, 576)));
+    CHECK(p.tokens_per_s == Approx(b / p.step_s));
+    CHECK(p.fits == (b <= s.max_batch));
+  }
+  // Throughput never falls as the batch grows (each step serves more sequences for at most
+  // proportionally more time), and the knee lies inside the sweep.
+  for (std::size_t i = 1; i < s.points.size(); ++i) {
+    CHECK(s.points[i].tokens_per_s >= s.points[i - 1].tokens_per_s * (1 - 1e-12));
+  }
+  CHECK(s.knee_batch >= 1);
+  CHECK(s.knee_batch <= 256);
+  CHECK(batch_sweep(*perf, 576, 640, 0).points.empty());
+}
+
+TEST_CASE("roofline points of a datasheet roofline sit on the roofs", "[gui]") {
+  // The ideal stack uses datasheet peaks with no overheads, so a memory-bound op achieves
+  // exactly bandwidth x intensity. H100 SXM: 3.35 TB/s and 989.5 TFLOP/s bf16 dense.
+  Selection sel;
+  sel.model = "llama-3.1-8b";
+  sel.hardware = "h100-sxm";
+  sel.stack = "ideal";
+  const PredictView v = evaluate_predict(catalog(), sel, Workload{1, 512, 128});
+  REQUIRE(v.ok);
+  const RooflineChart& c = v.roofline;
+  REQUIRE(!c.roofs.empty());
+  CHECK(c.roofs[0].bandwidth_bytes_per_s == Approx(3.35e12));
+  CHECK(c.roofs[0].compute_flops_per_s == Approx(989.5e12));
+  CHECK(c.roofs[0].ridge_flops_per_byte() == Approx(989.5e12 / 3.35e12));
+
+  // Decode ffn_up at batch 1: gate and up, 2 x 4096 x 14336 weights per layer, 2 FLOP per
+  // weight, 2 bytes per bf16 weight: intensity just under 1 FLOP/byte (activations add bytes),
+  // achieved = 3.35 TB/s x intensity.
+  const RooflinePoint* ffn = nullptr;
+  for (const auto& p : c.points) {
+    if (!p.prefill && p.name == "ffn_up") ffn = &p;
+    const double roof = std::min(c.roofs[0].bandwidth_bytes_per_s * p.intensity_flops_per_byte,
+                                 c.roofs[0].compute_flops_per_s);
+    CHECK(p.achieved_flops_per_s <= roof * (1 + 1e-9));
+    CHECK(p.intensity_flops_per_byte >= c.x_min);
+    CHECK(p.intensity_flops_per_byte <= c.x_max);
+    CHECK(p.achieved_flops_per_s >= c.y_min);
+    CHECK(p.achieved_flops_per_s <= c.y_max);
+  }
+  REQUIRE(ffn != nullptr);
+  CHECK(ffn->intensity_flops_per_byte == Approx(1.0).epsilon(0.01));
+  CHECK(ffn->intensity_flops_per_byte < 1.0);
+  CHECK(ffn->achieved_flops_per_s == Approx(3.35e12 * ffn->intensity_flops_per_byte));
+  CHECK(ffn->bound == Bound::memory);
+  // Prefill of 512 tokens lifts the same op's intensity ~512-fold, past the ridge (295): compute.
+  for (const auto& p : c.points) {
+    if (p.prefill && p.name == "ffn_up") {
+      CHECK(p.intensity_flops_per_byte > c.roofs[0].ridge_flops_per_byte());
+      CHECK(p.bound == Bound::compute);
+      CHECK(p.achieved_flops_per_s == Approx(989.5e12));
+    }
+  }
+  // The sweep is taken at TPOT's mean decode context.
+  CHECK(v.sweep.context_tokens == Approx(512 + 128 / 2.0));
+  CHECK(v.power_w == Approx(catalog().find_hardware("h100-sxm")->tdp_w));
+}
+
+TEST_CASE("memory segments add up to the report's total", "[gui]") {
+  Selection sel;
+  auto perf = make_perf(catalog(), sel);
+  REQUIRE(perf.ok());
+  const MemoryReport m = perf->memory(8, 640);
+  double sum = 0;
+  for (const auto& s : memory_segments(m)) sum += s.bytes;
+  CHECK(sum == Approx(m.total_bytes));
+  CHECK(memory_segments(m).size() == 4);
+}
+
+TEST_CASE("make_perf and evaluate_predict report bad selections as values", "[gui]") {
+  Selection sel;
+  std::string stack;
+  sel.model = "llama-9";
+  CHECK_THAT(make_perf(catalog(), sel).error().message, Catch::Contains("unknown model 'llama-9'"));
+  sel = Selection{};
+  sel.hardware = "h300";
+  CHECK_THAT(make_perf(catalog(), sel).error().message, Catch::Contains("unknown hardware"));
+  sel = Selection{};
+  sel.dep.weights = "fp7";
+  CHECK_THAT(make_perf(catalog(), sel).error().message, Catch::Contains("fp7"));
+  sel = Selection{};
+  sel.hardware = "epyc-9654";
+  sel.stack = "tensorrt-llm";
+  CHECK_THAT(make_perf(catalog(), sel, &stack).error().message,
+             Catch::Contains("does not run on cpu"));
+  CHECK(stack == "tensorrt-llm");
+  sel = Selection{};
+  sel.dep.tp = 3;  // 32 heads
+  CHECK_THAT(make_perf(catalog(), sel).error().message, Catch::Contains("tp"));
+
+  // The empty stack is the CLI's default for the class.
+  sel = Selection{};
+  REQUIRE(make_perf(catalog(), sel, &stack).ok());
+  CHECK(stack == cli::default_stack_for(HwClass::gpu));
+
+  const PredictView bad = evaluate_predict(catalog(), Selection{}, Workload{0, 512, 128});
+  CHECK_FALSE(bad.ok);
+  CHECK_FALSE(bad.error.empty());
+  const PredictView bad2 = evaluate_predict(catalog(), Selection{}, Workload{1, 0, 128});
+  CHECK_FALSE(bad2.ok);
+}
+
+TEST_CASE("compare picks the smallest tensor-parallel degree that fits", "[gui]") {
+  // Llama 3.1 70B in bf16 is ~141 GB of weights: more than one 80 GB H100.
+  Selection base;
+  base.model = "llama-3.1-70b";
+  const Workload w{4, 1024, 256};
+  const auto rows = evaluate_compare(catalog(), base, {"h100-sxm", "h200", "nonexistent"}, w, true);
+  REQUIRE(rows.size() == 3);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& r = rows[i];
+    REQUIRE(r.ok);
+    CHECK(r.fits);
+    // Half the chosen TP does not fit (or the choice is already 1).
+    if (r.tp > 1) {
+      Selection s = base;
+      s.hardware = r.hardware;
+      s.dep.tp = r.tp / 2;
+      auto perf = make_perf(catalog(), s);
+      REQUIRE(perf.ok());
+      CHECK_FALSE(predict(*perf, w.batch, w.prompt_tokens, w.output_tokens).memory.fits);
+    }
+    const double tdp = catalog().find_hardware(r.hardware)->tdp_w;
+    CHECK(r.power_w == Approx(tdp * r.tp));
+    CHECK(r.tokens_per_s_per_w == Approx(r.tokens_per_s / r.power_w));
+    CHECK(r.memory_bytes <= r.capacity_bytes);
+  }
+  CHECK(rows[0].tp >= 2);  // 141 GB of weights cannot fit 80 GB at TP 1
+  CHECK_FALSE(rows[2].ok);
+  CHECK_THAT(rows[2].error, Catch::Contains("unknown hardware"));
+
+  // Without auto TP the base degree is used, fitting or not.
+  const auto fixed = evaluate_compare(catalog(), base, {"h100-sxm"}, w, false);
+  REQUIRE(fixed.size() == 1);
+  CHECK(fixed[0].tp == 1);
+  CHECK_FALSE(fixed[0].fits);
+}
+
+TEST_CASE("compare rows sort by a key with failures last", "[gui]") {
+  std::vector<CompareRow> rows(4);
+  rows[0].hardware = "a";
+  rows[0].ok = true;
+  rows[0].tokens_per_s = 10;
+  rows[1].hardware = "b";
+  rows[1].ok = false;
+  rows[1].tokens_per_s = 99;  // a failed row's numbers do not count
+  rows[2].hardware = "c";
+  rows[2].ok = true;
+  rows[2].tokens_per_s = 30;
+  rows[3].hardware = "d";
+  rows[3].ok = true;
+  rows[3].tokens_per_s = 20;
+  sort_compare(rows, CompareKey::tokens_per_s, true);
+  CHECK(rows[0].hardware == "c");
+  CHECK(rows[1].hardware == "d");
+  CHECK(rows[2].hardware == "a");
+  CHECK(rows[3].hardware == "b");
+  sort_compare(rows, CompareKey::tokens_per_s, false);
+  CHECK(rows[0].hardware == "a");
+  CHECK(rows[3].hardware == "b");
+  sort_compare(rows, CompareKey::hardware, true);
+  CHECK(rows[0].hardware == "d");
+  CHECK(rows[3].hardware == "b");
+}
+
+TEST_CASE("number formatting for the panels", "[gui]") {
+  CHECK(fmt_si(1.5e12, "FLOP/s") == "1.5 TFLOP/s");
+  CHECK(fmt_si(999, "B") == "999 B");
+  CHECK(fmt_si(999.7, "B") == "1 kB");  // rounds to 1000 at 3 digits: next prefix
+  CHECK(fmt_si(-2500, "W") == "-2.5 kW");
+  CHECK(fmt_si(0, "x") == "0 x");
+  CHECK(fmt_si(std::nan(""), "x") == "-");
+  CHECK(fmt_q(std::numeric_limits<double>::infinity(), Dim::seconds) == "-");
+  CHECK(fmt_q(0.0109, Dim::seconds) == format_quantity(0.0109, Dim::seconds));
+}
+
+TEST_CASE("scenario list keeps only kind: scenario files", "[gui]") {
+  const auto list = list_scenarios(INFERCAP_SOURCE_DIR "/data/examples");
+  REQUIRE(!list.empty());
+  bool chat = false;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    CHECK(list[i].name.find(".stack") == std::string::npos);  // a stack preset, not a scenario
+    if (list[i].name == "chat-service") chat = true;
+    if (i > 0) CHECK(list[i - 1].path < list[i].path);
+  }
+  CHECK(chat);
+  CHECK(list_scenarios(INFERCAP_SOURCE_DIR "/no-such-folder").empty());
+}
+
+TEST_CASE("plan job solves on a worker thread and matches a direct solve", "[gui]") {
+  auto cat = std::make_shared<const spec::Catalog>(catalog());
+  const std::string path = INFERCAP_SOURCE_DIR "/data/examples/bert-npu-fixed.yaml";
+  const std::string data = INFERCAP_SOURCE_DIR "/data";
+  PlanJob job;
+  CHECK(job.snapshot().state == JobState::idle);
+  const unsigned v0 = job.version();
+  REQUIRE(job.start(cat, path, data));
+  // Either still running (a second start is refused) or already done.
+  if (job.running()) CHECK_FALSE(job.start(cat, path, data));
+  job.wait();
+  const PlanOutcome o = job.snapshot();
+  CHECK(job.version() > v0);
+  REQUIRE(o.state == JobState::done);
+  REQUIRE(o.plan.has_value());
+  CHECK(o.elapsed_s > 0);
+
+  const PlanOutcome direct = solve_scenario(*cat, path, data);
+  REQUIRE(direct.plan.has_value());
+  CHECK(o.plan->feasible == direct.plan->feasible);
+  CHECK(o.plan->candidates_evaluated == direct.plan->candidates_evaluated);
+  REQUIRE(o.plan->pools.size() == direct.plan->pools.size());
+  if (!direct.plan->pools.empty() && !direct.plan->pools[0].ranked.empty()) {
+    CHECK(o.plan->pools[0].ranked[0].hardware == direct.plan->pools[0].ranked[0].hardware);
+  }
+  // Finished jobs may be restarted.
+  REQUIRE(job.start(cat, INFERCAP_SOURCE_DIR "/data/examples/no-such.yaml", data));
+  job.wait();
+  const PlanOutcome bad = job.snapshot();
+  CHECK(bad.state == JobState::failed);
+  CHECK_FALSE(bad.error.empty());
+}
