@@ -160,27 +160,7 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     m.bytes_per_call = *b;
     m.shape.bytes = *b;
   }
-  const auto value = number(get("value"));
-  if (!value || *value <= 0)
-    return fail("value", fmt::format("expected a positive number, found '{}'", get("value")));
-  const auto unit = parse_unit(get("unit"));
-  if (!unit)
-    return fail("unit", fmt::format("expected s, ms, us, ns, B/s, MB/s, GB/s, TB/s, FLOP/s, "
-                                    "GFLOP/s, TFLOP/s or TOPS, found '{}'",
-                                    get("unit")));
-  switch (unit->kind) {
-    case Unit::time:
-      m.median_s = *value * unit->scale;
-      break;
-    case Unit::bytes_rate:
-      if (m.bytes_per_call <= 0) return fail("unit", "a launch row is a time, not a rate");
-      m.median_s = m.bytes_per_call / (*value * unit->scale);
-      break;
-    case Unit::flops_rate:
-      if (!matmul) return fail("unit", "a FLOP rate needs a gemv or gemm row");
-      m.median_s = m.flops_per_call / (*value * unit->scale);
-      break;
-  }
+  // The per-call times, if given, come first: a row may give samples instead of a value.
   const std::string samples = get("samples");
   if (!samples.empty()) {
     std::stringstream ss(samples);
@@ -191,9 +171,29 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
         return fail("samples", fmt::format("expected per-call times in seconds, found '{}'", item));
       m.samples_s.push_back(*s);
     }
-  } else {
-    m.samples_s = {m.median_s};
   }
+  if (samples.empty() || !get("value").empty()) {
+    const auto value = number(get("value"));
+    if (!value || *value <= 0)
+      return fail("value", fmt::format("expected a positive number, found '{}'", get("value")));
+    const auto unit = parse_unit(get("unit"));
+    if (!unit)
+      return fail("unit", fmt::format("expected s, ms, us, ns, B/s, MB/s, GB/s, TB/s, FLOP/s, "
+                                      "GFLOP/s, TFLOP/s or TOPS, found '{}'",
+                                      get("unit")));
+    switch (unit->kind) {
+      case Unit::time: m.median_s = *value * unit->scale; break;
+      case Unit::bytes_rate:
+        if (m.bytes_per_call <= 0) return fail("unit", "a launch row is a time, not a rate");
+        m.median_s = m.bytes_per_call / (*value * unit->scale);
+        break;
+      case Unit::flops_rate:
+        if (!matmul) return fail("unit", "a FLOP rate needs a gemv or gemm row");
+        m.median_s = m.flops_per_call / (*value * unit->scale);
+        break;
+    }
+  }
+  if (m.samples_s.empty()) m.samples_s = {m.median_s};
   m.reps = static_cast<int>(m.samples_s.size());
   std::vector<double> sorted = m.samples_s;
   std::sort(sorted.begin(), sorted.end());
@@ -201,7 +201,7 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
   m.p10_s = sorted[sorted.size() / 10];
   m.p90_s = sorted[(sorted.size() * 9) / 10 == sorted.size() ? sorted.size() - 1
                                                              : (sorted.size() * 9) / 10];
-  if (!samples.empty()) m.median_s = sorted[sorted.size() / 2];
+  if (!samples.empty() && get("value").empty()) m.median_s = sorted[sorted.size() / 2];
   if (!get("spread").empty()) {
     const auto s = number(get("spread"));
     if (!s || *s < 0)
