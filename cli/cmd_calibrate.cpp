@@ -31,6 +31,7 @@ struct CalibrateArgs {
   std::string hardware;
   std::string data;
   int threads = 0;
+  double max_spread = 0.25;
   std::string command;
 };
 
@@ -144,6 +145,7 @@ int run_calibrate(const CalibrateArgs& a) {
                         : calibration::Effort::quick;
   opt.command = a.command;
   opt.max_threads = a.threads;
+  opt.max_spread = a.max_spread;
   const bool tty = isatty(STDERR_FILENO) != 0;
   fmt::print(stderr, "infercap calibrate: backend {} ({}), {} sweep\n", backend->name,
              backend->available ? backend->available().reason : "",
@@ -210,6 +212,10 @@ Runner register_calibrate(CLI::App& app) {
                   "datasheet to compare with: catalog name or YAML");
   sub->add_option("--data", args->data, "catalog folder");
   sub->add_option("--threads", args->threads, "use at most this many cores (default: all)");
+  sub->add_option("--max-spread", args->max_spread,
+                  "reject points whose (p90 - p10) / median exceeds this (noisy machines)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_flag("--list", args->list, "list backends and kernels with their availability");
   auto imports = add_import_options(sub);  // --from-benchmarks, --import: calibrate_import.cpp
   return [args, imports] {
@@ -220,6 +226,7 @@ Runner register_calibrate(CLI::App& app) {
                        : args->tiny ? " --tiny"
                                     : " --quick");
     if (args->threads > 0) cmd += " --threads " + std::to_string(args->threads);
+    if (args->max_spread != 0.25) cmd += fmt::format(" --max-spread {}", args->max_spread);
     if (!args->output.empty()) cmd += " -o " + args->output;
     args->command = cmd;
     return run_calibrate(*args);

@@ -13,6 +13,8 @@
 #include "infercap/calibration/harness.hpp"
 #include "infercap/calibration/registry.hpp"
 #include "infercap/calibration/run.hpp"
+#include "infercap/perf.hpp"
+#include "infercap/spec/loaders.hpp"
 #include "infercap/spec/profile_io.hpp"
 
 using namespace infercap;
@@ -91,7 +93,8 @@ TEST_CASE("every available matmul kernel matches the scalar reference", "[calib]
         INFO(k.name << " m=" << m << " threads=" << threads << ": " << c.message);
         CHECK(c.ok);
         CHECK(c.error < 1e-5);
-        CHECK((*inst)->flops_per_call() == 2.0 * static_cast<double>(m) * static_cast<double>(s.n) * 192);
+        CHECK((*inst)->flops_per_call() ==
+              2.0 * static_cast<double>(m) * static_cast<double>(s.n) * 192);
         ++ran;
       }
     }
@@ -449,4 +452,37 @@ TEST_CASE("a tiny calibration run measures, checks and fits", "[calib]") {
   CHECK(p.provenance.command == "test");
   CHECK(p.provenance.date.size() == 20);
   CHECK(!p.provenance.machine.empty());
+}
+
+TEST_CASE("a profile's GEMV rate sets the model's weight-streaming rate", "[calib][model]") {
+  spec::Diagnostics d;
+  auto hw = spec::load_hardware_file(
+      std::string(INFERCAP_SOURCE_DIR) + "/data/calibration/epyc-vm-2c.hardware.yaml", d);
+  auto model =
+      spec::load_model_file(std::string(INFERCAP_SOURCE_DIR) + "/data/models/qwen2.5-0.5b.yaml", d);
+  INFO(d.format());
+  REQUIRE(hw);
+  REQUIRE(model);
+  StackSpec stack;  // fractions 1, no overheads
+  Deployment dep;
+  dep.precision = {DType::bf16, DType::bf16, DType::fp32};
+  dep.cpu.threads_per_socket = 2;
+  CalibrationProfile p;
+  p.threads = 2;
+  p.bandwidth = {20e9, 0.5, 0, 0};  // bw(2) = 20 GB/s x (1 - e^-4)
+  auto plain = PerfModel::create(*model, *hw, stack, dep, &p);
+  REQUIRE(plain.ok());
+  CHECK(plain->rates().weight_bw == Approx(20e9 * (1 - std::exp(-4.0))));
+  // The bf16 GEMV streamed weights at half the read stream's rate: so does the model.
+  at(p.gemv_bandwidth_bytes_per_s, ComputeType::bf16) = 0.5 * p.bandwidth.at(2);
+  auto gemv = PerfModel::create(*model, *hw, stack, dep, &p);
+  REQUIRE(gemv.ok());
+  CHECK(gemv->rates().weight_bw == Approx(0.5 * plain->rates().weight_bw));
+  // Another format's rate does not apply to bf16 weights.
+  CalibrationProfile q = p;
+  at(q.gemv_bandwidth_bytes_per_s, ComputeType::bf16) = 0;
+  at(q.gemv_bandwidth_bytes_per_s, ComputeType::int8) = 1e9;
+  auto other = PerfModel::create(*model, *hw, stack, dep, &q);
+  REQUIRE(other.ok());
+  CHECK(other->rates().weight_bw == Approx(plain->rates().weight_bw));
 }

@@ -24,6 +24,10 @@ struct F32 {
   using X = __m256;
   static constexpr long kStep = 8;
   static constexpr long kChunkElems = 1024;
+  static constexpr long kPrefetchEvery = 16;
+  static const char* wptr(const MatmulArgs& a, long row, long kk) {
+    return reinterpret_cast<const char*>(a.w->data.as<float>() + row * a.w->k + kk);
+  }
   static Acc zero() { return _mm256_setzero_ps(); }
   static W load_w(const MatmulArgs& a, long row, long kk) {
     return _mm256_loadu_ps(a.w->data.as<float>() + row * a.w->k + kk);
@@ -41,6 +45,10 @@ struct BF16 {
   using X = __m256;
   static constexpr long kStep = 8;
   static constexpr long kChunkElems = 2048;
+  static constexpr long kPrefetchEvery = 32;
+  static const char* wptr(const MatmulArgs& a, long row, long kk) {
+    return reinterpret_cast<const char*>(a.w->data.as<uint16_t>() + row * a.w->k + kk);
+  }
   static Acc zero() { return _mm256_setzero_ps(); }
   static W load_w(const MatmulArgs& a, long row, long kk) {
     const __m128i h = _mm_loadu_si128(
@@ -60,6 +68,10 @@ struct Int8 {
   using X = __m256;
   static constexpr long kStep = 8;
   static constexpr long kChunkElems = 4096;
+  static constexpr long kPrefetchEvery = 64;
+  static const char* wptr(const MatmulArgs& a, long row, long kk) {
+    return reinterpret_cast<const char*>(a.w->data.as<uint8_t>() + row * a.w->k + kk);
+  }
   static Acc zero() { return _mm256_setzero_ps(); }
   static W load_w(const MatmulArgs& a, long row, long kk) {
     const __m128i b = _mm_loadl_epi64(
@@ -85,6 +97,10 @@ struct Int4 {
   using X = const float*;
   static constexpr long kStep = 32;
   static constexpr long kChunkElems = 8192;
+  static constexpr long kPrefetchEvery = 128;
+  static const char* wptr(const MatmulArgs& a, long row, long kk) {
+    return reinterpret_cast<const char*>(a.w->data.as<uint8_t>() + (row * a.w->k + kk) / 2);
+  }
   static Acc zero() { return _mm256_setzero_ps(); }
   static W load_w(const MatmulArgs& a, long row, long kk) {
     const long k = a.w->k;
@@ -134,6 +150,7 @@ double stream_read(const float* a, long n) {
   __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
   long i = 0;
   for (; i + 32 <= n; i += 32) {
+    _mm_prefetch(reinterpret_cast<const char*>(a + i) + 4096, _MM_HINT_T0);
     s0 = _mm256_add_ps(s0, _mm256_load_ps(a + i));
     s1 = _mm256_add_ps(s1, _mm256_load_ps(a + i + 8));
     s2 = _mm256_add_ps(s2, _mm256_load_ps(a + i + 16));

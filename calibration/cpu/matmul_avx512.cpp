@@ -17,6 +17,10 @@ struct F32 {
   using X = __m512;
   static constexpr long kStep = 16;
   static constexpr long kChunkElems = 1024;  // 4 rows x 4 KiB
+  static constexpr long kPrefetchEvery = 16;
+  static const char* wptr(const MatmulArgs& a, long row, long kk) {
+    return reinterpret_cast<const char*>(a.w->data.as<float>() + row * a.w->k + kk);
+  }
   static Acc zero() { return _mm512_setzero_ps(); }
   static W load_w(const MatmulArgs& a, long row, long kk) {
     return _mm512_loadu_ps(a.w->data.as<float>() + row * a.w->k + kk);
@@ -36,6 +40,10 @@ struct BF16 {
   using X = __m512i;
   static constexpr long kStep = 32;
   static constexpr long kChunkElems = 2048;
+  static constexpr long kPrefetchEvery = 32;
+  static const char* wptr(const MatmulArgs& a, long row, long kk) {
+    return reinterpret_cast<const char*>(a.w->data.as<uint16_t>() + row * a.w->k + kk);
+  }
   static Acc zero() { return _mm512_setzero_ps(); }
   static W load_w(const MatmulArgs& a, long row, long kk) {
     return _mm512_loadu_si512(a.w->data.as<uint16_t>() + row * a.w->k + kk);
@@ -57,6 +65,10 @@ struct Int8 {
   using X = __m512i;
   static constexpr long kStep = 64;
   static constexpr long kChunkElems = 4096;
+  static constexpr long kPrefetchEvery = 64;
+  static const char* wptr(const MatmulArgs& a, long row, long kk) {
+    return reinterpret_cast<const char*>(a.w->data.as<uint8_t>() + row * a.w->k + kk);
+  }
   static Acc zero() { return _mm512_setzero_si512(); }
   static W load_w(const MatmulArgs& a, long row, long kk) {
     return _mm512_loadu_si512(a.w->data.as<uint8_t>() + row * a.w->k + kk);
@@ -85,6 +97,10 @@ struct Int4 {
   };
   static constexpr long kStep = 64;
   static constexpr long kChunkElems = 8192;
+  static constexpr long kPrefetchEvery = 128;
+  static const char* wptr(const MatmulArgs& a, long row, long kk) {
+    return reinterpret_cast<const char*>(a.w->data.as<uint8_t>() + (row * a.w->k + kk) / 2);
+  }
   static Acc zero() { return _mm512_setzero_ps(); }
   static W load_w(const MatmulArgs& a, long row, long kk) {
     const long k = a.w->k;
@@ -140,6 +156,7 @@ double stream_read(const float* a, long n) {
   __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
   long i = 0;
   for (; i + 64 <= n; i += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(a + i) + 4096, _MM_HINT_T0);
     s0 = _mm512_add_ps(s0, _mm512_load_ps(a + i));
     s1 = _mm512_add_ps(s1, _mm512_load_ps(a + i + 16));
     s2 = _mm512_add_ps(s2, _mm512_load_ps(a + i + 32));
@@ -150,13 +167,21 @@ double stream_read(const float* a, long n) {
   return s;
 }
 
+// Full 64-byte lines per store: CPUs that skip the read-for-ownership of a line written whole
+// (Intel's SpecI2M) only do so for aligned 512-bit stores. Callers pass 64-byte aligned chunks.
 void stream_copy(float* __restrict b, const float* __restrict a, long n) {
-  for (long i = 0; i < n; ++i) b[i] = a[i];
+  long i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_store_ps(b + i, _mm512_load_ps(a + i));
+  for (; i < n; ++i) b[i] = a[i];
 }
 
 void stream_triad(float* __restrict a, const float* __restrict b, const float* __restrict c,
                   float s, long n) {
-  for (long i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+  const __m512 sv = _mm512_set1_ps(s);
+  long i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_store_ps(a + i, _mm512_fmadd_ps(sv, _mm512_load_ps(c + i), _mm512_load_ps(b + i)));
+  for (; i < n; ++i) a[i] = b[i] + s * c[i];
 }
 
 }  // namespace infercap::calibration::cpu::avx512

@@ -16,18 +16,22 @@ case "${1:-}" in
       cp "$build/$b" "$pack/"
     done
     ldd "$pack"/infercap* | awk '/=>/{print $3}' | sort -u |
-      grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' | xargs -I{} cp -L {} "$pack/lib/"
+      grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so|/libcu[A-Za-z]*\.so' |
+      xargs -I{} cp -L {} "$pack/lib/"
     du -sh "$pack"
     ;;
   run)
     out=${2:-/tmp/infercap-device}
     mkdir -p "$out"
-    export LD_LIBRARY_PATH=$pack/lib INFERCAP_DATA_DIR=$here/data
+    # CUDA's own libraries come from the target's image when it has them.
+    cuda_dirs=$(find /usr/local /opt -name 'libcudart.so.1*' -o -name 'libcublasLt.so.1*' 2>/dev/null |
+      xargs -r -n1 dirname | sort -u | tr '\n' ':')
+    export LD_LIBRARY_PATH=$pack/lib:$cuda_dirs/usr/local/cuda/lib64 INFERCAP_DATA_DIR=$here/data
     log() { echo "== $*"; }
     {
       log "machine"; lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Core|Socket|NUMA|L3|Flags' | cut -c1-400
       grep -o -w -E 'amx_tile|amx_bf16|amx_int8|avx512_bf16|avx512_vnni' /proc/cpuinfo | sort | uniq -c
-      log "tests [calib]"; timeout 120 "$pack/infercap_tests" "[calib]"
+      ldd "$pack/infercap_tests" | grep "not found"; log "tests [calib]"; timeout 60 "$pack/infercap_tests" "[calib]"
       log "kernels"; timeout 30 "$pack/infercap" calibrate --list
       log "calibrate --quick"; time timeout 200 "$pack/infercap" calibrate --quick -o "$out/profile.yaml" --rows "$out/rows.csv"
       model=$(lscpu | sed -n 's/^Model name: *//p' | head -1)

@@ -51,12 +51,15 @@ Result<RunResult> run_calibration(const Backend& backend, const RunOptions& opt,
     }
     if (progress) progress(total, total, "fit");
   }
+  FitOptions fo;
+  fo.max_spread = opt.max_spread;
   auto fit =
-      fit_profile(out.rows, opt.fit_llc_bytes > 0 ? opt.fit_llc_bytes : out.machine.llc_bytes);
+      fit_profile(out.rows, opt.fit_llc_bytes > 0 ? opt.fit_llc_bytes : out.machine.llc_bytes, fo);
   if (!fit) return Error{fit.error().message};
   out.fit = std::move(*fit);
   out.fit.profile.backend = backend.name;
   out.fit.profile.provenance = make_provenance(out.machine, opt.command);
+  out.fit.profile.provenance.notes += "; max_spread=" + std::to_string(opt.max_spread);
   out.elapsed_s = now_s() - t0;
   return out;
 }

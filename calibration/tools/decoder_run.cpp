@@ -110,6 +110,16 @@ class Decoder {
     ff_.resize(static_cast<size_t>(max_tokens * F_));
     logits_.resize(static_cast<size_t>(m.vocab));
     scores_.resize(static_cast<size_t>(team_.size()) * static_cast<size_t>(max_ctx));
+    // Rotary angles are a function of position only: tabulated once, as engines do.
+    rope_.resize(static_cast<size_t>(max_ctx * D_));
+    for (long p = 0; p < max_ctx; ++p)
+      for (long i = 0; i < D_ / 2; ++i) {
+        const double ang =
+            static_cast<double>(p) *
+            std::pow(10000.0, -2.0 * static_cast<double>(i) / static_cast<double>(D_));
+        rope_[static_cast<size_t>(p * D_ + 2 * i)] = static_cast<float>(std::cos(ang));
+        rope_[static_cast<size_t>(p * D_ + 2 * i + 1)] = static_cast<float>(std::sin(ang));
+      }
   }
   const std::string& isa() const { return kern_.isa; }
   double weight_bytes() const {
@@ -265,7 +275,7 @@ class Decoder {
   Linear lm_head_;
   std::vector<float> embed_;
   std::map<long, Activations> acts_;
-  std::vector<float> kc_, vc_, x_, h_, qkv_, att_, gu_, ff_, logits_, scores_;
+  std::vector<float> kc_, vc_, x_, h_, qkv_, att_, gu_, ff_, logits_, scores_, rope_;
 };
 
 StackSpec kernels_stack() {

@@ -18,6 +18,9 @@ struct RunOptions {
   /// LLC size the fit uses to tell cache from DRAM working sets; 0 = the machine's. Effort::tiny
   /// streams only a few MB, so tests set a small value here (such a profile is not for use).
   double fit_llc_bytes = 0;
+  /// Points whose spread (p90 - p10) / median exceeds this are rejected by the fit
+  /// (FitOptions::max_spread); recorded in the profile's provenance notes.
+  double max_spread = 0.25;
 };
 
 struct RunResult {
