@@ -1068,7 +1068,9 @@ Result<Plan> solve(const PlanInputs& in) {
       plan.pools.push_back(solve_pool(in, p, *find_model(in, p.model), &evaluated, &verified));
     for (const auto& pr : plan.pools)
       if (pr.ranked.empty()) explain_infeasible(pr, plan);
-    if (auto best = best_fleet(in, plan.pools, "recommended")) plan.recommended = *best;
+    const char* label = in.objective == Objective::min_tco ? "lowest TCO meeting every constraint"
+                                                           : "most load within the budget";
+    if (auto best = best_fleet(in, plan.pools, label)) plan.recommended = *best;
     if (in.strategy == FleetStrategy::tiered && !in.baseline_pools.empty()) {
       std::vector<PoolResult> base;
       for (const auto& p : in.baseline_pools)
