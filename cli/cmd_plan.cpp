@@ -186,6 +186,7 @@ nlohmann::json row_json(const CandidateRow& r, const PriceBook& b) {
   j["utilisation_average"] = r.utilisation_average;
   j["weights_bytes_per_device"] = r.weights_bytes_per_device;
   j["feasible"] = r.feasible;
+  j["objective_value"] = r.objective_value;  // TCO, or req/s within the budget
   if (r.verified) {
     j["simulated"] = {{"ttft_p99_s", r.sim_ttft_p99_s},
                       {"tpot_p99_s", r.sim_tpot_p99_s},
@@ -304,6 +305,12 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     heading(fmt::format("Recommended: {}", plan.recommended.label));
     out += render(fleet_table(plan.recommended, b), o.format);
     if (!plan.recommended.note.empty()) out += plan.recommended.note + "\n";
+    if (plan.objective == Objective::max_qps_within_budget)
+      for (const auto& p : plan.recommended.parts)
+        out += fmt::format(
+            "{}: the capex budget buys {:.4g} req/s of capacity on {} ({:.3g} per "
+            "replica)\n",
+            p.pool, p.objective_value, p.hardware, p.max_qps_per_replica);
     const auto& c = plan.recommended.cost;
     auto m = [&](double usd) {
       return fmt::format("{:.0f} {}", to_currency(usd, b.display_currency, b),

@@ -272,6 +272,9 @@ TEST_CASE("max QPS within a budget buys as many replicas as the budget allows", 
   // 7 devices: 70k + 2 servers 40k = 110k > 95k; 6 devices: 60k + 40k = 100k > 95k;
   // 5 devices: 50k + 40k = 90k <= 95k.
   CHECK(r.objective_value == Approx(5 * r.max_qps_per_replica));
+  // The row is sized as the budget buys it.
+  CHECK(r.replicas == 5);
+  CHECK(r.cost.capex_usd == Approx(90000));
 }
 
 TEST_CASE("solve ranks by TCO and keeps the Pareto front non-dominated", "[unit][solver]") {

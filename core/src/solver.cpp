@@ -415,11 +415,11 @@ bool better(const CandidateRow& a, const CandidateRow& b, Objective o) {
 }
 
 // Max QPS within the capex budget: the most replicas the budget buys, times one replica's load.
-void budget_capacity(const PlanInputs& in, const HardwareSpec& hw, CandidateRow& r) {
+int budget_capacity(const PlanInputs& in, const HardwareSpec& hw, CandidateRow& r) {
   const double budget = in.constraints.capex_budget_usd;
-  if (r.max_qps_per_replica <= 0 || budget <= 0) return;
+  if (r.max_qps_per_replica <= 0 || budget <= 0) return 0;
   const DevicePricing* dp = in.prices.find(hw.name);
-  if (dp == nullptr) return;
+  if (dp == nullptr) return 0;
   const int per_server = std::max(1, hw.devices_per_server / r.tp);
   auto capex = [&](int n) {
     Footprint f;
@@ -449,6 +449,7 @@ void budget_capacity(const PlanInputs& in, const HardwareSpec& hw, CandidateRow&
                     money(capex(in.constraints.redundancy + 1) - budget)));
     finish_feasibility(r);
   }
+  return lo;
 }
 
 struct Enumerated {
@@ -496,6 +497,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
       }
     }
   }
+  std::vector<int> base_extra(rows.size(), 0);
   for (size_t i = 0; i < rows.size(); ++i) {
     auto& r = rows[i];
     if (in.objective == Objective::max_qps_within_budget) {
@@ -503,7 +505,19 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
         // Sized by the budget rather than the design load: budget constraints do not reject.
         std::erase_if(r.constraints, [](const Constraint& c) { return c.name == "capex_budget"; });
         finish_feasibility(r);
-        budget_capacity(in, *keys[i].hw, r);
+        const int n = budget_capacity(in, *keys[i].hw, r);
+        if (r.feasible && n > r.replicas) {
+          // Size the row as the budget buys it, not as the design load needs it.
+          const double carried = r.objective_value;
+          base_extra[i] = n - r.replicas;
+          const Enumerated& k = keys[i];
+          r = evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, base_extra[i],
+                       nullptr);
+          std::erase_if(r.constraints,
+                        [](const Constraint& c) { return c.name == "capex_budget"; });
+          finish_feasibility(r);
+          r.objective_value = carried;
+        }
       }
     } else {
       r.objective_value = r.cost.tco_usd;
@@ -526,7 +540,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     const Enumerated& k = keys[i];
     // The analytic path may be optimistic: add a quarter of the fleet (at least one replica)
     // per failed simulator check, up to six times (about 3.8x the fleet).
-    int extra = 0;
+    int extra = base_extra[i];
     for (int attempt = 0; attempt <= 6; ++attempt) {
       ServingResult sim;
       CandidateRow r =
