@@ -89,11 +89,14 @@ TEST_CASE("imported rows fit into a profile with the stated figures", "[calib]")
   const auto& p = fit->profile;
   CHECK(p.backend == "import");
   CHECK(p.hardware == "ascend-910b");
-  // One "thread" count: the fit treats the device as saturated there, asymptote = mean / (1 -
-  // e^-4) over the samples: (1.2e12 + three sampled rates) / 4.
+  // A device has no thread axis: the bandwidth is the mean rate over the read samples,
+  // (1.2e12 + three sampled rates) / 4, and at(1 thread) is the same figure.
   const double b = 4294967296.0;
   const double mean = (1.2e12 + b / 0.0035 + b / 0.0036 + b / 0.0037) / 4;
-  CHECK(p.bandwidth.asymptote_bytes_per_s == Approx(mean / (1 - std::exp(-4.0))).epsilon(1e-9));
+  CHECK(p.bandwidth.asymptote_bytes_per_s == Approx(mean).epsilon(1e-9));
+  CHECK(p.bandwidth.at(1) == Approx(mean).epsilon(1e-9));
+  CHECK(p.bandwidth.ci95_low_bytes_per_s < mean);
+  CHECK(p.bandwidth.ci95_high_bytes_per_s > mean);
   CHECK(at(p.achieved_flops_per_s, ComputeType::fp16) == Approx(200e12));
   // GEMV rows above the 192 MiB cache count: int8 28672 x 8192 (235 MB) does; bf16 14336 x 4096
   // (117 MB) is below 0.9 x cache and is not a memory-streaming figure.
@@ -112,7 +115,7 @@ TEST_CASE("copy rows stand in for read bandwidth, with a note", "[calib]") {
   REQUIRE(r);
   auto fit = fit_imported(*r);
   REQUIRE(fit);
-  CHECK(fit->profile.bandwidth.asymptote_bytes_per_s == Approx(0.5e12 / (1 - std::exp(-4.0))));
+  CHECK(fit->profile.bandwidth.asymptote_bytes_per_s == Approx(0.5e12));  // 1e9 B / 2 ms
   bool noted = false;
   for (const auto& n : fit->notes) noted = noted || n.find("from copy rows") != std::string::npos;
   CHECK(noted);

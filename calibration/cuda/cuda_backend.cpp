@@ -151,26 +151,33 @@ float from_fp16(uint16_t h) {
   std::memcpy(&f, &u, 4);
   return f;
 }
-// OCP e4m3 (bias 7, max 448, no infinities): encode by searching the nearest of the 127 positive
-// codes, exact for the reference because the device decodes the same code.
+// OCP e4m3: bias 7, largest finite 448 (code 0x7e), subnormals below 2^-6 in steps of 2^-9.
+// The reference multiplies with the decoded value of the stored code, so the rounding of the
+// encoder only has to be close, not bit-exact with the hardware's conversion.
 float e4m3_value(uint8_t c) {
   const int e = (c >> 3) & 0xf, m = c & 7;
-  const float v = e == 0 ? std::ldexp(static_cast<float>(m) / 8.f, -6)
+  const float v = e == 0 ? std::ldexp(static_cast<float>(m), -9)
                          : std::ldexp(1.f + static_cast<float>(m) / 8.f, e - 7);
   return (c & 0x80) ? -v : v;
 }
 uint8_t to_e4m3(float f) {
+  const uint8_t sign = f < 0 ? 0x80 : 0;
   const float a = std::fabs(f);
-  uint8_t best = 0;
-  float best_err = a;
-  for (uint8_t c = 1; c < 0x7f; ++c) {
-    const float err = std::fabs(e4m3_value(c) - a);
-    if (err < best_err) {
-      best_err = err;
-      best = c;
-    }
+  if (!(a < 448.f)) return static_cast<uint8_t>(sign | 0x7e);
+  int exp = 0;
+  std::frexp(a, &exp);  // a = mant * 2^exp, mant in [0.5, 1)
+  int e = exp - 1;
+  if (a == 0.f || e < -6) {
+    const long q = std::lround(std::ldexp(a, 9));  // subnormal steps of 2^-9 (8 -> 2^-6, normal)
+    return static_cast<uint8_t>(sign | static_cast<uint8_t>(q));
   }
-  return static_cast<uint8_t>(best | (f < 0 ? 0x80 : 0));
+  long m = std::lround((std::ldexp(a, -e) - 1.f) * 8.f);
+  if (m == 8) {
+    m = 0;
+    ++e;
+  }
+  if (e > 8 || (e == 8 && m > 6)) return static_cast<uint8_t>(sign | 0x7e);
+  return static_cast<uint8_t>(sign | ((e + 7) << 3) | m);
 }
 
 Result<bool> cuda_ok(cudaError_t e, const char* what) {

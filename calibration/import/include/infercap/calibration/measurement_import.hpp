@@ -35,7 +35,7 @@ double matmul_flops(int64_t m, int64_t n, int64_t k);
 /// CSV with the header `kind,dtype,m,n,k,bytes,value,unit,source` (extra columns `compute`,
 /// `samples`, `spread`, `note` are optional; `samples` is a ';'-separated list of per-call
 /// times in seconds). `# key: value` lines before the header set hardware, cache_bytes, machine,
-/// date, command, notes. `name` labels diagnostics. Errors name the line and the column.
+/// host, date, command, commit, notes. `name` labels diagnostics. Errors name the line and the column.
 Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const std::string& name);
 
 /// YAML: `kind: calibration-measurements`, `schema_version: 1`, `hardware`, `cache_bytes`,

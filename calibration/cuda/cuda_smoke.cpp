@@ -1,0 +1,256 @@
+// A self-contained check of the CUDA calibration kernels (kernels.cu) for a GPU host that has
+// only the driver: built with nvcc and the static CUDA runtime (no cuBLAS, no other libraries),
+// small enough to carry. It checks read, copy and decode GEMV in every weight format against a
+// host reference and times them with CUDA events (median of repeats), printing one JSON line a
+// point. The full calibration (cuBLAS GEMM, overheads, the profile) is `infercap calibrate
+// --backend cuda`; this is the first look when that cannot be built on the GPU host.
+//   nvcc -O2 -std=c++17 -arch=sm_90 calibration/cuda/kernels.cu calibration/cuda/cuda_smoke.cpp \
+//        -cudart static -o cuda_smoke && ./cuda_smoke
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "kernels.hpp"
+
+using infercap::calibration::cudak::WeightFormat;
+namespace k = infercap::calibration::cudak;
+
+namespace {
+
+float hash_unit(uint64_t i, uint64_t seed) {
+  uint64_t z = i * 0x9E3779B97F4A7C15ull + seed;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<float>(z >> 40) / static_cast<float>(1ull << 23) - 1.0f;
+}
+uint16_t f2h(float f, bool bf) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (bf) return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+  const uint32_t sign = (u >> 16) & 0x8000;
+  const int e = static_cast<int>((u >> 23) & 0xff) - 112;
+  if (e <= 0) return static_cast<uint16_t>(sign);
+  uint32_t h = sign | (static_cast<uint32_t>(e) << 10) | ((u & 0x7fffff) >> 13);
+  if ((u & 0x1fff) > 0x1000 || ((u & 0x1fff) == 0x1000 && (h & 1))) ++h;
+  return static_cast<uint16_t>(h);
+}
+float h2f(uint16_t h, bool bf) {
+  uint32_t u;
+  if (bf) {
+    u = static_cast<uint32_t>(h) << 16;
+  } else {
+    const uint32_t e = (h >> 10) & 0x1f;
+    u = (static_cast<uint32_t>(h & 0x8000) << 16) |
+        (e ? ((e + 112) << 23) | ((h & 0x3ffu) << 13) : 0);
+  }
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+float e4m3(uint8_t c) {
+  const int e = (c >> 3) & 0xf, m = c & 7;
+  const float v = e == 0 ? std::ldexp(static_cast<float>(m), -9) : std::ldexp(1.f + m / 8.f, e - 7);
+  return (c & 0x80) ? -v : v;
+}
+uint8_t to_e4m3(float f) {
+  const uint8_t s = f < 0 ? 0x80 : 0;
+  const float a = std::fabs(f);
+  if (!(a < 448.f)) return s | 0x7e;
+  int ex = 0;
+  std::frexp(a, &ex);
+  int e = ex - 1;
+  if (a == 0.f || e < -6) return static_cast<uint8_t>(s | std::lround(std::ldexp(a, 9)));
+  long m = std::lround((std::ldexp(a, -e) - 1.f) * 8.f);
+  if (m == 8) m = 0, ++e;
+  if (e > 8 || (e == 8 && m > 6)) return s | 0x7e;
+  return static_cast<uint8_t>(s | ((e + 7) << 3) | m);
+}
+
+template <class F>
+double median_ms(F&& call, int reps) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  call();
+  cudaDeviceSynchronize();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    cudaEventRecord(a);
+    call();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int failures = 0;
+
+void streams(int sms) {
+  const size_t bytes = 4ull << 30, n16 = bytes / 16;
+  void *a = nullptr, *b = nullptr;
+  float* part = nullptr;
+  const int blocks = sms * 8;
+  if (cudaMalloc(&a, bytes) || cudaMalloc(&b, bytes) || cudaMalloc(&part, blocks * 4)) {
+    std::printf("{\"error\": \"cudaMalloc 2 x 4 GiB failed\"}\n");
+    ++failures;
+    return;
+  }
+  std::vector<float> h(bytes / 4);
+  double ref = 0;
+  for (size_t i = 0; i < h.size(); ++i) ref += (h[i] = 0.5f * (hash_unit(i, 1) + 1.f));
+  cudaMemcpy(a, h.data(), bytes, cudaMemcpyHostToDevice);
+  const double rms = median_ms([&] { k::launch_read_sum(a, n16, part, blocks, nullptr); }, 30);
+  std::vector<float> p(blocks);
+  cudaMemcpy(p.data(), part, blocks * 4, cudaMemcpyDeviceToHost);
+  double got = 0;
+  for (float x : p) got += x;
+  const bool rok = std::fabs(got - ref) / ref < 1e-4;
+  failures += !rok;
+  std::printf(
+      "{\"kernel\": \"read.cuda\", \"bytes\": %zu, \"median_s\": %.6e, \"GBps\": %.1f, "
+      "\"check_ok\": %s}\n",
+      bytes, rms * 1e-3, bytes / (rms * 1e-3) / 1e9, rok ? "true" : "false");
+  const double cms = median_ms([&] { k::launch_copy(a, b, n16, blocks, nullptr); }, 30);
+  std::vector<float> back(h.size());
+  cudaMemcpy(back.data(), b, bytes, cudaMemcpyDeviceToHost);
+  const bool cok = std::memcmp(back.data(), h.data(), bytes) == 0;
+  failures += !cok;
+  std::printf(
+      "{\"kernel\": \"copy.cuda\", \"bytes_moved\": %zu, \"median_s\": %.6e, \"GBps\": %.1f, "
+      "\"check_ok\": %s}\n",
+      2 * bytes, cms * 1e-3, 2 * bytes / (cms * 1e-3) / 1e9, cok ? "true" : "false");
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(part);
+}
+
+void gemv(WeightFormat f, const char* name, int m, int n, int kk) {
+  const size_t nk = static_cast<size_t>(n) * kk;
+  const double bpe = f == WeightFormat::int4                               ? 0.5
+                     : (f == WeightFormat::fp8 || f == WeightFormat::int8) ? 1
+                                                                           : 2;
+  const size_t wbytes = static_cast<size_t>(nk * bpe);
+  std::vector<unsigned char> w(wbytes, 0);
+  std::vector<float> wq(nk), rs(n, 1.f);
+  std::vector<uint16_t> gs;
+  const int groups = kk / k::kInt4Group;
+  if (f == WeightFormat::int4) gs.resize(static_cast<size_t>(n) * groups);
+  for (int r = 0; r < n; ++r) {
+    const size_t base = static_cast<size_t>(r) * kk;
+    if (f == WeightFormat::fp8 || f == WeightFormat::int8) {
+      float amax = 0;
+      for (int j = 0; j < kk; ++j) amax = std::max(amax, std::fabs(hash_unit(base + j, 3)));
+      rs[r] = amax / (f == WeightFormat::fp8 ? 448.f : 127.f);
+    }
+    for (int g = 0; g < groups && f == WeightFormat::int4; ++g) {
+      float amax = 0;
+      for (int j = 0; j < k::kInt4Group; ++j)
+        amax = std::max(amax, std::fabs(hash_unit(base + g * 128 + j, 3)));
+      gs[static_cast<size_t>(r) * groups + g] = f2h(amax / 7.f, false);
+    }
+    for (int j = 0; j < kk; ++j) {
+      const size_t i = base + j;
+      const float v = hash_unit(i, 3);
+      if (f == WeightFormat::bf16 || f == WeightFormat::fp16) {
+        const uint16_t h = f2h(v, f == WeightFormat::bf16);
+        std::memcpy(&w[2 * i], &h, 2);
+        wq[i] = h2f(h, f == WeightFormat::bf16);
+      } else if (f == WeightFormat::fp8) {
+        w[i] = to_e4m3(v / rs[r]);
+        wq[i] = e4m3(w[i]) * rs[r];
+      } else if (f == WeightFormat::int8) {
+        const int q = std::clamp(static_cast<int>(std::lround(v / rs[r])), -127, 127);
+        w[i] = static_cast<unsigned char>(static_cast<signed char>(q));
+        wq[i] = q * rs[r];
+      } else {
+        const float s = h2f(gs[static_cast<size_t>(r) * groups + j / 128], false);
+        const int q = std::clamp(static_cast<int>(std::lround(v / s)), -7, 7);
+        w[i / 2] |= static_cast<unsigned char>((q + 8) << ((i & 1) * 4));
+        wq[i] = q * s;
+      }
+    }
+  }
+  std::vector<float> x(static_cast<size_t>(m) * kk);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = hash_unit(i, 9);
+  // Copies of the weights (>= 2 GiB together): one timed call streams them all, none from L2.
+  const int copies = std::max(8, static_cast<int>((2ull << 30) / wbytes));
+  std::vector<void*> wd(copies);
+  for (auto& p : wd) {
+    cudaMalloc(&p, wbytes);
+    cudaMemcpy(p, w.data(), wbytes, cudaMemcpyHostToDevice);
+  }
+  void* sd = nullptr;
+  const size_t sbytes = f == WeightFormat::int4 ? gs.size() * 2 : rs.size() * 4;
+  cudaMalloc(&sd, sbytes);
+  cudaMemcpy(sd, f == WeightFormat::int4 ? static_cast<const void*>(gs.data()) : rs.data(), sbytes,
+             cudaMemcpyHostToDevice);
+  float *xd, *yd;
+  cudaMalloc(&xd, x.size() * 4);
+  cudaMalloc(&yd, static_cast<size_t>(m) * n * 4);
+  cudaMemcpy(xd, x.data(), x.size() * 4, cudaMemcpyHostToDevice);
+  const double ms = median_ms(
+      [&] {
+        for (auto p : wd) k::launch_gemv(f, p, sd, xd, yd, m, n, kk, nullptr);
+      },
+      20);
+  const cudaError_t err = cudaGetLastError();
+  std::vector<float> y(static_cast<size_t>(m) * n);
+  cudaMemcpy(y.data(), yd, y.size() * 4, cudaMemcpyDeviceToHost);
+  double worst = 0;
+  for (int b = 0; b < m; ++b)
+    for (int o = 0; o < n; ++o) {
+      double ref = 0, mag = 0;
+      for (int j = 0; j < kk; ++j) {
+        const double p = static_cast<double>(wq[static_cast<size_t>(o) * kk + j]) *
+                         x[static_cast<size_t>(b) * kk + j];
+        ref += p;
+        mag += std::fabs(p);
+      }
+      worst = std::max(worst, std::fabs(y[static_cast<size_t>(b) * n + o] - ref) / mag);
+    }
+  const bool ok = err == cudaSuccess && worst < 1e-4;
+  failures += !ok;
+  const double per_call_s = ms * 1e-3 / copies;
+  const double bytes = wbytes + sbytes + 4.0 * m * (kk + n);
+  std::printf(
+      "{\"kernel\": \"gemv.cuda.%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"copies\": %d, "
+      "\"median_s_per_gemv\": %.6e, "
+      "\"GBps\": %.1f, \"check_error\": %.3g, \"check_ok\": %s}\n",
+      name, m, n, kk, copies, per_call_s, bytes / per_call_s / 1e9, worst, ok ? "true" : "false");
+  for (auto p : wd) cudaFree(p);
+  cudaFree(sd);
+  cudaFree(xd);
+  cudaFree(yd);
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+    std::printf("{\"error\": \"no CUDA device\"}\n");
+    return 2;
+  }
+  std::printf("{\"device\": \"%s\", \"sm\": \"%d%d\", \"sms\": %d, \"l2_bytes\": %d}\n", p.name,
+              p.major, p.minor, p.multiProcessorCount, p.l2CacheSize);
+  streams(p.multiProcessorCount);
+  const std::pair<WeightFormat, const char*> fs[] = {{WeightFormat::bf16, "bf16"},
+                                                     {WeightFormat::fp16, "fp16"},
+                                                     {WeightFormat::fp8, "fp8"},
+                                                     {WeightFormat::int8, "int8"},
+                                                     {WeightFormat::int4, "int4"}};
+  for (const auto& [f, name] : fs) gemv(f, name, 1, 14336, 4096);
+  for (int m : {4, 8}) gemv(WeightFormat::bf16, "bf16", m, 14336, 4096);
+  std::printf("{\"failures\": %d}\n", failures);
+  return failures == 0 ? 0 : 1;
+}
