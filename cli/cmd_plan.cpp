@@ -122,6 +122,33 @@ ResultTable candidate_table(std::string title, const std::vector<CandidateRow>& 
   return t;
 }
 
+// The table and Markdown printers show a readable subset; JSON and CSV keep every column.
+ResultTable compact(const ResultTable& t, Format f) {
+  if (f != Format::table && f != Format::md) return t;
+  static const std::vector<std::string> keep = {
+      "hardware", "precision",           "stack",      "tp",         "max_batch", "replicas",
+      "devices",  "max_qps_per_replica", "ttft_p99_s", "tpot_p99_s", "e2e_p99_s", "utilisation",
+      "power_w",  "tokens_per_j",        "verified"};
+  ResultTable out;
+  out.title = t.title;
+  std::vector<size_t> idx;
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    const std::string& n = t.columns[i].name;
+    const bool money = n.rfind("tco_", 0) == 0 || n.find("_per_mtok") != std::string::npos ||
+                       n.rfind("capex_", 0) == 0;
+    if (money || std::find(keep.begin(), keep.end(), n) != keep.end()) {
+      idx.push_back(i);
+      out.columns.push_back(t.columns[i]);
+    }
+  }
+  for (const auto& row : t.rows) {
+    std::vector<Cell> r;
+    for (size_t i : idx) r.push_back(row[i]);
+    out.add(std::move(r));
+  }
+  return out;
+}
+
 ResultTable fleet_table(const FleetChoice& f, const PriceBook& b) {
   const std::string c = cur_suffix(b);
   auto m = [&](double usd) -> Cell { return to_currency(usd, b.display_currency, b); };
@@ -371,11 +398,11 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     if (!p.ranked.empty()) {
       heading(fmt::format("Pool '{}' ({}): top {} of {} feasible", p.pool.name, p.pool.model,
                           std::min(top, p.ranked.size()), p.ranked.size()));
-      out += render(candidate_table("", p.ranked, top, b), o.format);
+      out += render(compact(candidate_table("", p.ranked, top, b), o.format), o.format);
     }
     if (p.pareto.size() > 1) {
       heading(fmt::format("Pool '{}': Pareto front (TCO vs P99 end-to-end)", p.pool.name));
-      out += render(candidate_table("", p.pareto, p.pareto.size(), b), o.format);
+      out += render(compact(candidate_table("", p.pareto, p.pareto.size(), b), o.format), o.format);
     }
     if (!p.rejected.empty()) {
       heading(
