@@ -190,8 +190,11 @@ std::optional<RequestClass> read_request_class(Reader& r) {
   c.priority = r.value_or<int>("priority", 0);
   if (auto rate = r.required_child("rate")) {
     if (auto v = rate->optional<double>("mean_qps", Range::non_negative())) c.rate.mean_qps = *v;
-    if (auto v = rate->optional<double>("requests_per_day", Range::non_negative()))
-      c.rate.mean_qps += *v / 86400.0;
+    if (auto v = rate->optional<double>("requests_per_day", Range::non_negative())) {
+      if (rate->has("mean_qps"))
+        rate->error("requests_per_day", "give mean_qps or requests_per_day, not both");
+      c.rate.mean_qps = *v / 86400.0;
+    }
     if (auto v = rate->optional<double>("peak_qps", Range::non_negative())) c.rate.peak_qps = *v;
     if (auto v = number_list(*rate, "hourly_qps", Range::non_negative(), Dim::per_s)) {
       if (v->size() != 24)
