@@ -13,6 +13,9 @@
 #include "infercap/spec/prices.hpp"
 #include "infercap/spec/scenario.hpp"
 
+// Last: <signal.h> defines macros (si_value) that clash with names in the headers above.
+#include <sys/wait.h>
+
 using namespace infercap;
 
 namespace {
