@@ -469,6 +469,73 @@ std::shared_ptr<ImportArgs> add_import_options(CLI::App* sub) {
 
 namespace {
 
+double* param_field(StackEfficiency& e, StackParam p) {
+  switch (p) {
+    case StackParam::weight_bandwidth_fraction:
+      return &e.weight_bandwidth_fraction;
+    case StackParam::kv_bandwidth_fraction:
+      return &e.kv_bandwidth_fraction;
+    case StackParam::gemm_compute_fraction:
+      return &e.gemm_compute_fraction;
+    case StackParam::quantised_gemm_compute_fraction:
+      return &e.quantised_gemm_compute_fraction;
+    case StackParam::attention_compute_fraction:
+      return &e.attention_compute_fraction;
+    case StackParam::kernel_overhead_s:
+      return &e.kernel_overhead_s;
+    case StackParam::step_overhead_s:
+      return &e.step_overhead_s;
+    case StackParam::issue_cycles_per_weight:
+      return &e.issue_cycles_per_weight;
+    case StackParam::quantised_issue_cycles_per_weight:
+      return &e.quantised_issue_cycles_per_weight;
+    case StackParam::flops_per_watt:
+      return &e.flops_per_watt;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<StackParam> sensitive_params(const std::vector<StackParam>& params,
+                                         const StackSpec& start, HwClass cls,
+                                         const std::vector<BenchCase>& cases,
+                                         std::vector<std::string>* dropped) {
+  std::vector<double> base;
+  for (const auto& c : cases) {
+    auto p = predict_case(c, start);
+    base.push_back(p ? *p : 0);
+  }
+  std::vector<StackParam> keep;
+  for (auto prm : params) {
+    StackSpec moved = start;
+    double* f = param_field(moved.for_class(cls), prm);
+    // A 1% step (down for fractions near 1, from a small floor for overheads at zero): the local
+    // slope, so a limit that binds only after a large step does not count.
+    const bool fraction =
+        prm != StackParam::kernel_overhead_s && prm != StackParam::step_overhead_s &&
+        prm != StackParam::issue_cycles_per_weight &&
+        prm != StackParam::quantised_issue_cycles_per_weight && prm != StackParam::flops_per_watt;
+    *f = *f <= 0 ? 1e-4 : (fraction && *f > 0.98 ? *f * 0.99 : *f * 1.01);
+    double most = 0;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      auto p = predict_case(cases[i], moved);
+      if (p && base[i] > 0) most = std::max(most, std::fabs(*p / base[i] - 1));
+    }
+    if (most > 1e-5) {
+      keep.push_back(prm);
+    } else if (dropped != nullptr) {
+      dropped->push_back(fmt::format(
+          "{} moves no prediction of these rows (another limit binds, e.g. the power cap or the "
+          "issue rate): not fitted",
+          stack_param_name(prm)));
+    }
+  }
+  return keep;
+}
+
+namespace {
+
 int run_profile_import(const ImportArgs& a, const std::string& output,
                        const std::string& hardware) {
   auto m = calibration::read_measurement_file(a.import_file);
@@ -561,7 +628,9 @@ int run_stack_fit(const ImportArgs& a, const std::string& output, const std::str
   StackSpec fitted = *base;
   std::vector<std::string> summary;
   for (auto& [cls, cases] : by_class) {
-    const auto params = import_fit_params(cases);
+    std::vector<std::string> dropped;
+    const auto params = sensitive_params(import_fit_params(cases), fitted, cls, cases, &dropped);
+    for (const auto& d : dropped) fmt::print("  note: {}\n", d);
     fmt::print("\n{} rows on {} ({}):\n", cases.size(), hw_class_name(cls), base->name);
     fmt::print("  {:<22} {:<24} {:>12} {:>12}\n", "id", "metric", "measured", "predicted");
     for (const auto& c : cases) {

@@ -57,6 +57,14 @@ std::vector<MappedRow> map_imported(const BenchImport& imp, const spec::Catalog&
 /// too few rows for even one.
 std::vector<StackParam> import_fit_params(const std::vector<BenchCase>& cases);
 
+/// Drops the parameters that no case's prediction responds to at `start` (a 1% step moves no
+/// prediction by 1e-5): the power cap or the issue-rate limit binds instead, and fitting them
+/// would leave a singular problem. Each dropped parameter gets a line in `dropped`.
+std::vector<StackParam> sensitive_params(const std::vector<StackParam>& params,
+                                         const StackSpec& start, HwClass cls,
+                                         const std::vector<BenchCase>& cases,
+                                         std::vector<std::string>* dropped);
+
 /// Registers the flags on `calibrate`; the returned arguments say whether an import was asked.
 struct ImportArgs {
   std::vector<std::string> from_benchmarks;

@@ -413,3 +413,25 @@ TEST_CASE("calibrate --from-benchmarks writes a stack YAML the catalog loads bac
   CHECK(has_fit_source);
   std::remove(tmp.c_str());
 }
+
+TEST_CASE("parameters no row responds to are not fitted", "[calib]") {
+  const StackSpec* base = catalog().find_stack("llama.cpp");
+  REQUIRE(base != nullptr);
+  auto r = cli::parse_llama_bench_json(read_text(kImportDir + "llama-bench.json"), "lb.json", {},
+                                       catalog());
+  REQUIRE(r);
+  std::vector<BenchCase> cases;
+  for (const auto& m : cli::map_imported(*r, catalog()))
+    if (m.bench) cases.push_back(*m.bench);
+  // Only decode rows: the GEMM fractions cannot move any of them.
+  std::vector<BenchCase> decode;
+  for (const auto& c : cases)
+    if (c.metric == BenchMetric::generation_tokens_per_s) decode.push_back(c);
+  std::vector<std::string> dropped;
+  const auto kept =
+      cli::sensitive_params({StackParam::gemm_compute_fraction, StackParam::step_overhead_s}, *base,
+                            HwClass::gpu, decode, &dropped);
+  CHECK(kept == std::vector<StackParam>{StackParam::step_overhead_s});
+  REQUIRE(dropped.size() == 1);
+  CHECK_THAT(dropped[0], Catch::Contains("gemm_compute_fraction moves no prediction"));
+}
