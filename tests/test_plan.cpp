@@ -1,5 +1,4 @@
 // Scenario and price-book reading (diagnostics for bad specs) and the `infercap plan` command.
-#include <sys/wait.h>
 #include <catch2/catch.hpp>
 
 #include <array>
