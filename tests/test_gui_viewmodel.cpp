@@ -291,3 +291,78 @@ TEST_CASE("plan job solves on a worker thread and matches a direct solve", "[gui
   CHECK(bad.state == JobState::failed);
   CHECK_FALSE(bad.error.empty());
 }
+
+TEST_CASE("best batch within a TPOT target", "[gui]") {
+  BatchSweep s;
+  // step_s = 10 ms + 1 ms per sequence; tokens/s = b / step grows with b. Batch 5 does not fit.
+  for (int b = 1; b <= 8; ++b) {
+    SweepPoint p;
+    p.batch = b;
+    p.step_s = 0.010 + 0.001 * b;
+    p.tokens_per_s = b / p.step_s;
+    p.fits = b != 5 && b <= 6;
+    s.points.push_back(p);
+  }
+  // 15 ms allows b <= 5; 5 does not fit, so 4.
+  const SweepPoint* best = best_within_tpot(s, 0.015);
+  REQUIRE(best != nullptr);
+  CHECK(best->batch == 4);
+  // 100 ms allows all; 6 is the largest that fits.
+  best = best_within_tpot(s, 0.100);
+  REQUIRE(best != nullptr);
+  CHECK(best->batch == 6);
+  CHECK(best_within_tpot(s, 0.010) == nullptr);  // even batch 1 takes 11 ms
+  CHECK(best_within_tpot(BatchSweep{}, 1.0) == nullptr);
+}
+
+TEST_CASE("time by binding roof adds up to the step", "[gui]") {
+  Selection sel;
+  auto perf = make_perf(catalog(), sel);
+  REQUIRE(perf.ok());
+  const StepBreakdown b = perf->decode_breakdown(16, 576);
+  const auto t = time_by_bound(b);
+  double sum = 0, ops_overhead = 0;
+  for (double x : t) sum += x;
+  for (const auto& op : b.ops) {
+    if (op.bound == Bound::overhead) ops_overhead += op.time_s;
+  }
+  CHECK(sum == Approx(b.time_s));
+  // The fixed step cost is added to the overhead-bound ops' time.
+  CHECK(t[static_cast<std::size_t>(Bound::overhead)] == Approx(ops_overhead + b.step_overhead_s));
+  CHECK(time_by_bound(StepBreakdown{})[0] == 0);
+}
+
+TEST_CASE("the CLI command reproduces the GUI's prediction", "[gui]") {
+  Selection sel;
+  sel.model = "llama-3.1-8b";
+  sel.hardware = "h100-sxm";
+  sel.stack = "vllm";
+  sel.dep.weights = "fp8";
+  sel.dep.tp = 2;
+  const Workload w{8, 1000, 200};
+  const std::string cmd = cli_command(sel, w);
+  CHECK(cmd ==
+        "infercap predict -m llama-3.1-8b -H h100-sxm -s vllm --weights fp8 --tp 2 -b 8 -p 1000 "
+        "-o 200");
+  const PredictView v = evaluate_predict(catalog(), sel, w);
+  REQUIRE(v.ok);
+  // Run it: the table the CLI prints carries the same TTFT and TPOT strings the panel shows.
+  const std::string shell = std::string("'") + INFERCAP_CLI_PATH + "'" + cmd.substr(8) + " 2>&1";
+  FILE* p = popen(shell.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  CHECK(pclose(p) == 0);
+  CHECK_THAT(out, Catch::Contains(fmt_q(v.prediction.ttft_s, Dim::seconds)));
+  CHECK_THAT(out, Catch::Contains(fmt_q(v.prediction.tpot_s, Dim::seconds)));
+
+  Selection cpu;
+  cpu.hardware = "epyc-9654";
+  cpu.dep.threads = 32;
+  cpu.dep.smt = true;
+  cpu.dep.numa = "interleave";
+  CHECK_THAT(cli_command(cpu, Workload{}),
+             Catch::EndsWith("--threads 32 --smt --numa interleave -b 1 -p 512 -o 128"));
+}

@@ -28,6 +28,7 @@ struct App {
   // Predict.
   PredictView predict;
   int sweep_max_batch = 256;
+  float tpot_target_ms = 25.0f;  ///< reading aid on the sweep: best batch within this TPOT
   bool ops_show_prefill = false;
 
   // Compare.

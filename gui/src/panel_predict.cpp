@@ -94,7 +94,8 @@ void draw_roofline(const PredictView& v, float width, float height) {
   ImGui::TextDisabled("  square: prefill, circle: decode; size: share of step");
 }
 
-void draw_sweep(const PredictView& v, int current_batch, float width, float height) {
+void draw_sweep(const PredictView& v, int current_batch, double tpot_target_s, float width,
+                float height) {
   const BatchSweep& s = v.sweep;
   if (s.points.empty()) return;
   double tmax = 0, smax = 0;
@@ -120,6 +121,12 @@ void draw_sweep(const PredictView& v, int current_batch, float width, float heig
     }
     p.line(xs, tps, palette::blue, 2.5f);
     p.line(xs, tpot, palette::orange, 2.0f, true);
+    if (tpot_target_s > 0 && tpot_target_s < smax * 1.1) {
+      p.segment(1, tpot_target_s, last, tpot_target_s, palette::orange, 1.0f, true, true);
+    }
+    if (const SweepPoint* best = best_within_tpot(s, tpot_target_s)) {
+      p.marker(best->batch, best->tokens_per_s, palette::green, Marker::square, 5);
+    }
     const std::string knee = "knee: batch " + std::to_string(s.knee_batch);
     p.vline(s.knee_batch, palette::green, knee.c_str());
     if (current_batch >= 1 && current_batch <= static_cast<int>(last)) {
@@ -140,9 +147,9 @@ void draw_sweep(const PredictView& v, int current_batch, float width, float heig
   }
   legend_item(palette::blue, "tokens/s (left)");
   ImGui::SameLine();
-  legend_item(palette::orange, "TPOT (right)");
+  legend_item(palette::orange, "TPOT (right; dashed: target)");
   ImGui::SameLine();
-  ImGui::TextDisabled("  at context %.0f; yellow: current batch", s.context_tokens);
+  ImGui::TextDisabled(" context %.0f; yellow: current batch", s.context_tokens);
 }
 
 void draw_ops_table(const App& app) {
@@ -236,6 +243,11 @@ void draw_predict_panel(App& app) {
   }
   const Prediction& p = v.prediction;
   ImGui::TextUnformatted(v.title.c_str());
+  ImGui::SameLine();
+  if (ImGui::SmallButton("copy CLI command")) {
+    ImGui::SetClipboardText(cli_command(app.sel, app.work).c_str());
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cli_command(app.sel, app.work).c_str());
   ImGui::Separator();
   const float col = 118.0f;
   float x0 = ImGui::GetCursorPosX();
@@ -289,6 +301,21 @@ void draw_predict_panel(App& app) {
   ImGui::SameLine();
   ImGui::TextDisabled("  white bar: capacity");
 
+  // Where the decode step's time goes, by binding roof.
+  {
+    const auto t = time_by_bound(p.decode);
+    ImGui::TextDisabled("decode step %s:", fmt_q(p.decode.time_s, Dim::seconds).c_str());
+    for (Bound b :
+         {Bound::memory, Bound::compute, Bound::issue, Bound::overhead, Bound::communication}) {
+      const double share =
+          p.decode.time_s > 0 ? t[static_cast<std::size_t>(b)] / p.decode.time_s : 0;
+      if (share < 0.005) continue;
+      ImGui::SameLine();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(bound_color(b)), "%s %.0f%%",
+                         std::string(bound_name(b)).c_str(), 100 * share);
+    }
+  }
+
   // Charts.
   ImGui::Spacing();
   const float avail = ImGui::GetContentRegionAvail().x;
@@ -300,8 +327,26 @@ void draw_predict_panel(App& app) {
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::Text("Decode batch sweep 1..%d", app.sweep_max_batch);
-  draw_sweep(v, app.work.batch, w, h);
+  ImGui::Text("Decode batch sweep, batch 1 to");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(70);
+  const char* ranges[] = {"64", "256", "1024"};
+  int ri = app.sweep_max_batch == 64 ? 0 : app.sweep_max_batch == 1024 ? 2 : 1;
+  if (ImGui::Combo("##range", &ri, ranges, 3)) {
+    app.sweep_max_batch = ri == 0 ? 64 : ri == 2 ? 1024 : 256;
+    app.inputs_changed = true;  // recomputed next frame
+  }
+  draw_sweep(v, app.work.batch, app.tpot_target_ms * 1e-3, w, h);
+  ImGui::SetNextItemWidth(110);
+  ImGui::DragFloat("TPOT target", &app.tpot_target_ms, 0.5f, 1.0f, 2000.0f, "%.0f ms");
+  ImGui::SameLine();
+  if (const SweepPoint* best = best_within_tpot(v.sweep, app.tpot_target_ms * 1e-3)) {
+    ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1),
+                       "most tokens/s within it: batch %d, %s tok/s (green square)", best->batch,
+                       fmt_si(best->tokens_per_s, "", 3).c_str());
+  } else {
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "no batch that fits meets it");
+  }
   ImGui::EndGroup();
 
   // Operators.

@@ -152,6 +152,45 @@ BatchSweep batch_sweep(const PerfModel& perf, double context_tokens, double memo
   return s;
 }
 
+const SweepPoint* best_within_tpot(const BatchSweep& s, double tpot_limit_s) {
+  const SweepPoint* best = nullptr;
+  for (const auto& p : s.points) {
+    if (!p.fits || p.step_s > tpot_limit_s) continue;
+    if (best == nullptr || p.tokens_per_s > best->tokens_per_s) best = &p;
+  }
+  return best;
+}
+
+std::array<double, 5> time_by_bound(const StepBreakdown& b) {
+  std::array<double, 5> t{};
+  double ops = 0;
+  for (const auto& op : b.ops) {
+    t[static_cast<std::size_t>(op.bound)] += op.time_s;
+    ops += op.time_s;
+  }
+  // Whatever the ops do not account for is the fixed per-step cost (scheduling, sampling).
+  t[static_cast<std::size_t>(Bound::overhead)] += std::max(0.0, b.time_s - ops);
+  return t;
+}
+
+std::string cli_command(const Selection& sel, const Workload& w) {
+  std::string c = fmt::format("infercap predict -m {} -H {}", sel.model, sel.hardware);
+  const auto& d = sel.dep;
+  if (!sel.stack.empty()) c += " -s " + sel.stack;
+  if (!d.weights.empty()) c += " --weights " + d.weights;
+  if (!d.activations.empty()) c += " --activations " + d.activations;
+  if (!d.kv.empty()) c += " --kv " + d.kv;
+  if (!d.compute.empty()) c += " --compute " + d.compute;
+  if (d.tp != 1) c += fmt::format(" --tp {}", d.tp);
+  if (d.pp != 1) c += fmt::format(" --pp {}", d.pp);
+  if (d.threads != 0) c += fmt::format(" --threads {}", d.threads);
+  if (d.smt) c += " --smt";
+  if (d.numa != "pinned") c += " --numa " + d.numa;
+  if (d.virtualized) c += " --vm";
+  c += fmt::format(" -b {} -p {} -o {}", w.batch, w.prompt_tokens, w.output_tokens);
+  return c;
+}
+
 // ---- Memory -------------------------------------------------------------------------------
 
 std::vector<MemorySegment> memory_segments(const MemoryReport& m) {
@@ -265,9 +304,9 @@ void sort_compare(std::vector<CompareRow>& rows, CompareKey key, bool descending
 
 // ---- Formatting ---------------------------------------------------------------------------
 
-std::string fmt_q(double si_value, Dim d, int significant) {
-  if (!std::isfinite(si_value)) return "-";
-  return format_quantity(si_value, d, significant);
+std::string fmt_q(double value, Dim d, int significant) {
+  if (!std::isfinite(value)) return "-";
+  return format_quantity(value, d, significant);
 }
 
 std::string fmt_si(double v, std::string_view unit, int significant) {

@@ -8,6 +8,7 @@
 // breakdowns and a 256-point decode sweep (~100 ns a point); evaluate_compare does the same per
 // device without the sweep. Both are cheap enough to rerun every frame; panels still cache on
 // input changes. Plans are not: they run on PlanJob's worker thread.
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +110,21 @@ BatchSweep batch_sweep(const PerfModel& perf, double context_tokens, double memo
 /// 0 for fewer than 3 points or a flat curve.
 std::size_t knee_index(const std::vector<SweepPoint>& points);
 
+/// The sweep point with the most throughput whose TPOT (decode step) is at most `tpot_limit_s`
+/// and whose KV cache fits; nullptr when none qualifies (even batch 1 is too slow, or nothing
+/// fits).
+const SweepPoint* best_within_tpot(const BatchSweep& s, double tpot_limit_s);
+
+/// Seconds of a step spent in operators of each binding roof, indexed by Bound. Step time the
+/// ops do not account for (the stack's fixed per-step cost) counts as Bound::overhead, so the
+/// entries sum to the step's time whenever it is at least the sum of its ops (always, except
+/// for a pipelined prefill, whose stages overlap).
+std::array<double, 5> time_by_bound(const StepBreakdown& b);
+
+/// The `infercap predict` command line that reproduces a selection and workload, so a what-if
+/// found in the GUI can be pasted into a terminal or a report.
+std::string cli_command(const Selection& sel, const Workload& w);
+
 // ---- Memory -------------------------------------------------------------------------------
 
 /// The memory bar's segments, per device, in the order drawn.
@@ -171,8 +187,8 @@ void sort_compare(std::vector<CompareRow>& rows, CompareKey key, bool descending
 
 // ---- Formatting ---------------------------------------------------------------------------
 
-/// "1.23 ms", "15.8 ktokens/s": format_quantity with a dash for non-finite or missing values.
-std::string fmt_q(double si_value, Dim d, int significant = 3);
+/// "1.23 ms", "15.8 ktokens/s": format_quantity of an SI value with a dash for non-finite or missing values.
+std::string fmt_q(double value, Dim d, int significant = 3);
 /// Flops and bytes with a decimal prefix: "989 TFLOP/s", "1.61 GB".
 std::string fmt_si(double v, std::string_view unit, int significant = 3);
 
