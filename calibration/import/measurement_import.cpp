@@ -428,6 +428,22 @@ Result<ImportedMeasurements> read_measurement_file(const std::string& path) {
   return Error{fmt::format("{}: expected a .csv, .yaml or .yml file", path)};
 }
 
+void as_device_bandwidth(FitReport& rep) {
+  // With one "thread" count the CPU fit reads the measured rate as 98% of a saturating curve
+  // (n0 = 1/4) and reports an asymptote 1/(1 - e^-4) higher, but the model uses a device's
+  // asymptote as its bandwidth. Put the measured rate there.
+  auto& bw = rep.profile.bandwidth;
+  const double k = 1 - std::exp(-4.0);
+  bw.asymptote_bytes_per_s *= k;
+  bw.ci95_low_bytes_per_s *= k;
+  bw.ci95_high_bytes_per_s *= k;
+  bw.n0_threads = 1.0 / 64;  // at(1) equals the asymptote to 1e-27
+  rep.notes.push_back(
+      fmt::format("device bandwidth (no thread axis): {:.1f} GB/s, the measured "
+                  "read rate",
+                  bw.asymptote_bytes_per_s / 1e9));
+}
+
 Result<FitReport> fit_imported(const ImportedMeasurements& m) {
   std::vector<Measurement> rows = m.rows;
   const bool has_read = std::any_of(rows.begin(), rows.end(), [](const Measurement& r) {
@@ -448,21 +464,7 @@ Result<FitReport> fit_imported(const ImportedMeasurements& m) {
   if (from_copy)
     rep.notes.push_back(
         "memory bandwidth from copy rows (bytes read + written per call): no read rows imported");
-  // An accelerator has no thread axis: with one "thread" count the CPU fit reads the measured
-  // rate as 98% of a saturating curve (n0 = 1/4) and reports an asymptote 1/(1 - e^-4) higher,
-  // but the model uses a device's asymptote as its bandwidth. Put the measured rate there.
-  {
-    auto& bw = rep.profile.bandwidth;
-    const double k = 1 - std::exp(-4.0);
-    bw.asymptote_bytes_per_s *= k;
-    bw.ci95_low_bytes_per_s *= k;
-    bw.ci95_high_bytes_per_s *= k;
-    bw.n0_threads = 1.0 / 64;  // at(1) equals the asymptote to 1e-27
-    rep.notes.push_back(
-        fmt::format("device bandwidth (no thread axis): {:.1f} GB/s, the measured "
-                    "read rate",
-                    bw.asymptote_bytes_per_s / 1e9));
-  }
+  as_device_bandwidth(rep);
   rep.profile.backend = m.backend;
   rep.profile.provenance = m.provenance;
   rep.profile.hardware = m.hardware;

@@ -1,5 +1,7 @@
 #include "infercap/calibration/run.hpp"
 
+#include "infercap/calibration/measurement_import.hpp"
+
 #include <algorithm>
 
 namespace infercap::calibration {
@@ -58,6 +60,7 @@ Result<RunResult> run_calibration(const Backend& backend, const RunOptions& opt,
   if (!fit) return Error{fit.error().message};
   out.fit = std::move(*fit);
   out.fit.profile.backend = backend.name;
+  if (backend.name != "cpu") as_device_bandwidth(out.fit);  // measurement_import.hpp
   out.fit.profile.provenance = make_provenance(out.machine, opt.command);
   out.fit.profile.provenance.notes += "; max_spread=" + std::to_string(opt.max_spread);
   out.elapsed_s = now_s() - t0;

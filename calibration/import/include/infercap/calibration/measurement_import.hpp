@@ -35,7 +35,8 @@ double matmul_flops(int64_t m, int64_t n, int64_t k);
 /// CSV with the header `kind,dtype,m,n,k,bytes,value,unit,source` (extra columns `compute`,
 /// `samples`, `spread`, `note` are optional; `samples` is a ';'-separated list of per-call
 /// times in seconds). `# key: value` lines before the header set hardware, cache_bytes, machine,
-/// host, date, command, commit, notes. `name` labels diagnostics. Errors name the line and the column.
+/// host, date, command, commit, notes. `name` labels diagnostics. Errors name the line and the
+/// column.
 Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const std::string& name);
 
 /// YAML: `kind: calibration-measurements`, `schema_version: 1`, `hardware`, `cache_bytes`,
@@ -45,6 +46,12 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text, const
 
 /// Reads a file, choosing the format by extension (.csv; .yaml/.yml).
 Result<ImportedMeasurements> read_measurement_file(const std::string& path);
+
+/// For a profile of one device fitted at a single "thread" count (an accelerator: CUDA, OpenCL,
+/// imports): makes the bandwidth asymptote the measured rate. fit_profile reads one thread count
+/// as 98% of a saturating CPU curve and writes an asymptote 1.9% higher; the model uses a
+/// device's asymptote directly. Adds a note.
+void as_device_bandwidth(FitReport& rep);
 
 /// Fits a profile from imported rows. Imported devices are accelerators with one "thread"; any
 /// working set above the device cache counts as memory streaming (the CPU fit asks for 4x LLC
