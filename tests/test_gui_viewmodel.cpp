@@ -241,6 +241,8 @@ TEST_CASE("number formatting for the panels", "[gui]") {
   CHECK(fmt_si(999.7, "B") == "1 kB");  // rounds to 1000 at 3 digits: next prefix
   CHECK(fmt_si(-2500, "W") == "-2.5 kW");
   CHECK(fmt_si(0, "x") == "0 x");
+  CHECK(fmt_si(92, "") == "92");  // no dangling space before the caller's own unit
+  CHECK(fmt_si(15800, "") == "15.8 k");
   CHECK(fmt_si(std::nan(""), "x") == "-");
   CHECK(fmt_q(std::numeric_limits<double>::infinity(), Dim::seconds) == "-");
   CHECK(fmt_q(0.0109, Dim::seconds) == format_quantity(0.0109, Dim::seconds));

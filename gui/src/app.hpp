@@ -46,6 +46,11 @@ struct App {
   PlanOutcome plan;  ///< the job's last snapshot
   unsigned plan_version = 0;
   bool plan_show_rejected = true;
+  /// The candidate whose constraints and costs the detail pane shows: pool index, ranked (true)
+  /// or rejected, row index; pool -1 = none.
+  int plan_pick_pool = -1;
+  bool plan_pick_ranked = true;
+  int plan_pick_row = 0;
 
   // Which tab the next frame selects (command line, screenshots); consumed once.
   Tab request_tab = Tab::predict;

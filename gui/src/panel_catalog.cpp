@@ -1,6 +1,7 @@
 // Catalog: the loader's diagnostics (file:line:col) and what loaded, with each entry's file.
 #include <imgui.h>
 
+#include <algorithm>
 #include <string>
 
 #include "app.hpp"
@@ -16,23 +17,29 @@ void draw_catalog_panel(App& app) {
     ImGui::TextColored(ImVec4(1, 0.55f, 0.4f, 1),
                        "%zu diagnostics (%zu errors) loading %s; entries with errors were skipped:",
                        app.diagnostics.size(), app.diagnostic_errors, app.data_dir.c_str());
-    ImGui::BeginChild("diags", {0, 160}, true);
+    const float lines = static_cast<float>(std::min<std::size_t>(app.diagnostics.size(), 8));
+    ImGui::BeginChild("diags", {0, lines * ImGui::GetTextLineHeightWithSpacing() + 16}, true);
     for (const auto& d : app.diagnostics) ImGui::TextWrapped("%s", d.c_str());
     ImGui::EndChild();
   }
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  if (ImGui::BeginTable("hw", 8, flags, {0, ImGui::GetContentRegionAvail().y * 0.6f})) {
+  ImGui::TextDisabled("Click a row to use it in Predict.");
+  if (ImGui::BeginTable("hw", 8, flags, {0, ImGui::GetContentRegionAvail().y * 0.55f})) {
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* c :
-         {"hardware", "class", "vendor", "memory", "bandwidth", "bf16 dense", "TDP", "file"})
+         {"hardware", "class", "vendor", "memory", "bandwidth", "16-bit dense", "TDP", "file"})
       ImGui::TableSetupColumn(c);
     ImGui::TableHeadersRow();
     for (std::size_t i = 0; i < cat.hardware().size(); ++i) {
       const auto& h = cat.hardware()[i];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(h.name.c_str());
+      if (ImGui::Selectable(h.name.c_str(), h.name == app.sel.hardware,
+                            ImGuiSelectableFlags_SpanAllColumns)) {
+        app.sel.hardware = h.name;
+        app.inputs_changed = true;
+      }
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(std::string(hw_class_name(h.hw_class)).c_str());
       ImGui::TableNextColumn();
@@ -43,21 +50,55 @@ void draw_catalog_panel(App& app) {
       ImGui::TextUnformatted(fmt_q(h.memory_bandwidth_bytes_per_s, Dim::bytes_per_s).c_str());
       ImGui::TableNextColumn();
       const double bf = at(h.dense_flops_per_s, ComputeType::bf16);
-      ImGui::TextUnformatted(bf > 0 ? fmt_si(bf, "FLOP/s", 3).c_str() : "-");
+      const double fp = at(h.dense_flops_per_s, ComputeType::fp16);
+      ImGui::TextUnformatted(bf > 0   ? fmt_si(bf, "FLOP/s", 3).c_str()
+                             : fp > 0 ? (fmt_si(fp, "FLOP/s", 3) + " (fp16)").c_str()
+                                      : "-");
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(fmt_q(h.tdp_w, Dim::watts).c_str());
+      ImGui::TextUnformatted(h.tdp_w > 0 ? fmt_q(h.tdp_w, Dim::watts).c_str() : "-");
       ImGui::TableNextColumn();
       ImGui::TextDisabled("%s", cat.hardware_files()[i].c_str());
     }
     ImGui::EndTable();
   }
-  ImGui::Text("%zu models, %zu stacks:", cat.models().size(), cat.stacks().size());
   std::string names;
   for (const auto& s : cat.stacks()) names += (names.empty() ? "" : ", ") + s.name;
-  ImGui::TextWrapped("stacks: %s", names.c_str());
-  names.clear();
-  for (const auto& m : cat.models()) names += (names.empty() ? "" : ", ") + m.name;
-  ImGui::TextWrapped("models: %s", names.c_str());
+  ImGui::TextWrapped("%zu stacks: %s", cat.stacks().size(), names.c_str());
+  if (ImGui::BeginTable("models", 9, flags, {0, ImGui::GetContentRegionAvail().y})) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* c : {"model", "family", "parameters", "active", "layers", "hidden",
+                          "heads / KV heads", "KV per token (bf16)", "context"})
+      ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    for (const auto& m : cat.models()) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      if (ImGui::Selectable(m.name.c_str(), m.name == app.sel.model,
+                            ImGuiSelectableFlags_SpanAllColumns)) {
+        app.sel.model = m.name;
+        app.inputs_changed = true;
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(m.family.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(fmt_si(total_params(m), "", 3).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(m.moe.enabled() ? fmt_si(active_params(m), "", 3).c_str() : "");
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", m.layers);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", m.hidden);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d / %d", m.heads, m.kv_heads);
+      ImGui::TableNextColumn();
+      // Elements per token per layer x layers x 2 bytes.
+      ImGui::TextUnformatted(
+          fmt_q(kv_elements_per_token_per_layer(m) * m.layers * 2.0, Dim::bytes).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(m.max_context));
+    }
+    ImGui::EndTable();
+  }
 }
 
 }  // namespace infercap::gui

@@ -63,7 +63,7 @@ void draw_inputs(App& app, bool compare_mode) {
   section("Deployment");
   if (ImGui::BeginCombo("model", s.model.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const auto& m : cat.models()) {
-      const std::string label = m.name + "  (" + fmt_si(total_params(m), "", 3) + "params)";
+      const std::string label = m.name + "  (" + fmt_si(total_params(m), "", 3) + " parameters)";
       if (ImGui::Selectable(label.c_str(), m.name == s.model)) {
         s.model = m.name;
         changed = true;

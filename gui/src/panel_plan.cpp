@@ -17,7 +17,7 @@ std::string money(double usd, const PriceBook& b) {
 }
 
 void fleet_summary(const FleetChoice& f, const PriceBook& b) {
-  ImGui::Text("%s: %d devices in %d servers, %s at the planned load; capex %s, TCO %s",
+  ImGui::Text("%s: %d devices in %d server(s), %s at the planned load; capex %s, TCO %s",
               f.label.c_str(), f.devices, f.servers, fmt_q(f.power_w, Dim::watts).c_str(),
               money(f.cost.capex_usd, b).c_str(), money(f.cost.tco_usd, b).c_str());
   for (const auto& p : f.parts) {
@@ -29,15 +29,17 @@ void fleet_summary(const FleetChoice& f, const PriceBook& b) {
   if (!f.note.empty()) ImGui::TextDisabled("%s", f.note.c_str());
 }
 
-void ranked_table(const char* id, const std::vector<CandidateRow>& rows, const PriceBook& b,
-                  bool rejected) {
+// Returns the index of the row clicked this frame, or -1.
+int ranked_table(const char* id, const std::vector<CandidateRow>& rows, const PriceBook& b,
+                 bool rejected, int selected) {
+  int clicked = -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX |
                                 ImGuiTableFlags_ScrollY;
   const int cols = rejected ? 7 : 13;
   const float h =
       std::min(260.0f, ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(rows.size() + 2));
-  if (!ImGui::BeginTable(id, cols, flags, {0, h})) return;
+  if (!ImGui::BeginTable(id, cols, flags, {0, h})) return clicked;
   ImGui::TableSetupScrollFreeze(1, 1);
   if (rejected) {
     for (const char* c : {"hardware", "precision", "stack", "TP", "max batch", "binding", "reason"})
@@ -48,14 +50,21 @@ void ranked_table(const char* id, const std::vector<CandidateRow>& rows, const P
       ImGui::TableSetupColumn(c);
   }
   ImGui::TableHeadersRow();
-  for (const auto& r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const CandidateRow& r = rows[i];
     ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    // The first cell spans the row as a selectable, so a click anywhere picks the candidate.
+    const std::string key =
+        (rejected ? r.hardware : std::to_string(r.rank)) + "##row" + std::to_string(i);
+    if (ImGui::Selectable(key.c_str(), static_cast<int>(i) == selected,
+                          ImGuiSelectableFlags_SpanAllColumns)) {
+      clicked = static_cast<int>(i);
+    }
     if (!rejected) {
       ImGui::TableNextColumn();
-      ImGui::Text("%d", r.rank);
+      ImGui::TextUnformatted(r.hardware.c_str());
     }
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r.hardware.c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.precision.c_str());
     ImGui::TableNextColumn();
@@ -97,6 +106,53 @@ void ranked_table(const char* id, const std::vector<CandidateRow>& rows, const P
     }
   }
   ImGui::EndTable();
+  return clicked;
+}
+
+// Everything the solver checked for one candidate, and what it costs.
+void candidate_details(const CandidateRow& r, const PriceBook& b) {
+  ImGui::Text("%s on %s, %s, %s, TP %d, max batch %d", r.model.c_str(), r.hardware.c_str(),
+              r.precision.c_str(), r.stack.c_str(), r.tp, r.max_seqs);
+  if (r.replicas > 0) {
+    ImGui::TextDisabled(
+        "%d replicas, %d devices, %d servers, %d U; design load %s req/s; "
+        "utilisation %.0f%%, KV occupancy %.0f%%; %s at the planned load, "
+        "%s output tokens/J",
+        r.replicas, r.devices, r.servers, r.rack_units, fmt_si(r.design_qps, "", 3).c_str(),
+        100 * r.utilisation, 100 * r.kv_occupancy, fmt_q(r.power_w, Dim::watts).c_str(),
+        fmt_si(r.tokens_per_joule, "", 3).c_str());
+  }
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("constraints", 4, flags)) {
+    for (const char* c : {"constraint", "margin", "what it says", "what would fix it"})
+      ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    for (const auto& c : r.constraints) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(c.ok ? ImVec4(0.4f, 0.85f, 0.5f, 1) : ImVec4(1, 0.4f, 0.4f, 1), "%s %s",
+                         c.ok ? "ok" : "FAIL", c.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%+.0f%%", 100 * c.margin);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.message.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.fix.c_str());
+    }
+    ImGui::EndTable();
+  }
+  if (r.priced && r.replicas > 0) {
+    const CostBreakdown& c = r.cost;
+    ImGui::TextDisabled(
+        "TCO %s = capital %s + energy %s + hosting %s + maintenance %s + "
+        "operations %s + porting %s; %s per million tokens%s",
+        money(c.tco_usd, b).c_str(), money(c.capital_usd, b).c_str(),
+        money(c.energy_usd, b).c_str(), money(c.hosting_usd, b).c_str(),
+        money(c.maintenance_usd, b).c_str(), money(c.ops_usd, b).c_str(),
+        money(c.porting_usd, b).c_str(), money(c.per_million_tokens_usd, b).c_str(),
+        c.estimate ? " (some prices are estimates)" : "");
+  }
 }
 
 }  // namespace
@@ -105,6 +161,12 @@ void draw_plan_panel(App& app) {
   if (app.plan_job.version() != app.plan_version) {
     app.plan_version = app.plan_job.version();
     app.plan = app.plan_job.snapshot();
+    // Start with the best candidate of the first pool open in the detail pane.
+    const bool has_best =
+        app.plan.plan && !app.plan.plan->pools.empty() && !app.plan.plan->pools[0].ranked.empty();
+    app.plan_pick_pool = has_best ? 0 : -1;
+    app.plan_pick_ranked = true;
+    app.plan_pick_row = 0;
   }
   const bool running = app.plan.state == JobState::running;
 
@@ -131,6 +193,7 @@ void draw_plan_panel(App& app) {
   ImGui::BeginDisabled(running || path.empty());
   if (ImGui::Button(running ? "Solving..." : "Run plan", {-1, 0})) {
     app.plan_job.start(app.catalog, path, app.data_dir);
+    app.plan_pick_pool = -1;
   }
   ImGui::EndDisabled();
   ImGui::TextDisabled("The solve runs on a worker thread;\nthe window stays live.");
@@ -158,7 +221,7 @@ void draw_plan_panel(App& app) {
     const Plan& pl = *o.plan;
     ImGui::Text("%s", o.scenario_name.c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("solved in %.2f s, %d candidates evaluated, %d verified by simulation",
+    ImGui::TextDisabled("solved in %.2f s; candidates: %d evaluated, %d verified by simulation",
                         o.elapsed_s, pl.candidates_evaluated, pl.candidates_verified);
     if (!o.description.empty()) ImGui::TextWrapped("%s", o.description.c_str());
     ImGui::Separator();
@@ -180,13 +243,39 @@ void draw_plan_panel(App& app) {
       const std::string head = "pool " + pool.pool.name + " (" + pool.pool.model +
                                "): " + std::to_string(pool.ranked.size()) + " feasible, " +
                                std::to_string(pool.rejected.size()) + " rejected";
+      const int pi = static_cast<int>(&pool - pl.pools.data());
+      const bool here = app.plan_pick_pool == pi;
       if (ImGui::CollapsingHeader(head.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) {
-        ranked_table(("ranked_" + pool.pool.name).c_str(), pool.ranked, o.prices, false);
+        int c = ranked_table(("ranked_" + pool.pool.name).c_str(), pool.ranked, o.prices, false,
+                             here && app.plan_pick_ranked ? app.plan_pick_row : -1);
+        if (c >= 0) {
+          app.plan_pick_pool = pi;
+          app.plan_pick_ranked = true;
+          app.plan_pick_row = c;
+        }
         if (app.plan_show_rejected && !pool.rejected.empty()) {
           ImGui::TextDisabled("rejected, with the binding constraint");
-          ranked_table(("rejected_" + pool.pool.name).c_str(), pool.rejected, o.prices, true);
+          c = ranked_table(("rejected_" + pool.pool.name).c_str(), pool.rejected, o.prices, true,
+                           here && !app.plan_pick_ranked ? app.plan_pick_row : -1);
+          if (c >= 0) {
+            app.plan_pick_pool = pi;
+            app.plan_pick_ranked = false;
+            app.plan_pick_row = c;
+          }
         }
       }
+    }
+    // Details of the picked candidate (click a row).
+    if (app.plan_pick_pool >= 0 && app.plan_pick_pool < static_cast<int>(pl.pools.size())) {
+      const PoolResult& pr = pl.pools[static_cast<std::size_t>(app.plan_pick_pool)];
+      const auto& rows = app.plan_pick_ranked ? pr.ranked : pr.rejected;
+      if (app.plan_pick_row >= 0 && app.plan_pick_row < static_cast<int>(rows.size())) {
+        ImGui::Spacing();
+        section("Candidate details");
+        candidate_details(rows[static_cast<std::size_t>(app.plan_pick_row)], o.prices);
+      }
+    } else {
+      ImGui::TextDisabled("Click a candidate for its constraints and costs.");
     }
   }
   if (!o.diagnostics.empty()) {

@@ -224,7 +224,8 @@ void hbar_chart(const char* id, const std::vector<std::string>& labels,
                 const std::vector<double>& values, ImU32 col,
                 const std::function<std::string(double)>& format, float width, int highlight) {
   const float row_h = ImGui::GetTextLineHeight() + 4;
-  const float label_w = 120.0f;
+  float label_w = 60.0f;
+  for (const auto& l : labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x + 10);
   const float value_w = 90.0f;
   if (width <= 0) width = ImGui::GetContentRegionAvail().x;
   const ImVec2 size{width, row_h * static_cast<float>(labels.size()) + 4};

@@ -322,6 +322,7 @@ std::string fmt_si(double v, std::string_view unit, int significant) {
     ++i;
   }
   // %g keeps `significant` digits without trailing zeros.
+  if (i == 0 && unit.empty()) return fmt::format("{:.{}g}", v, significant);
   return fmt::format("{:.{}g} {}{}", v, significant, kPrefix[i], unit);
 }
 

@@ -189,7 +189,8 @@ void sort_compare(std::vector<CompareRow>& rows, CompareKey key, bool descending
 
 /// "1.23 ms", "15.8 ktokens/s": format_quantity of an SI value with a dash for non-finite or missing values.
 std::string fmt_q(double value, Dim d, int significant = 3);
-/// Flops and bytes with a decimal prefix: "989 TFLOP/s", "1.61 GB".
+/// Flops and bytes with a decimal prefix: "989 TFLOP/s", "1.61 GB"; a bare count with an empty
+/// unit: "15.8 k", "92".
 std::string fmt_si(double v, std::string_view unit, int significant = 3);
 
 }  // namespace infercap::gui
