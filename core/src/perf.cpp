@@ -361,6 +361,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
   };
   auto elementwise = [&](std::string_view name, OpKind kind, double elems, double count,
                          double kernels) {
+    if (eff_.fused_elementwise) return;  // folded into a GEMM epilogue or prologue
     OpCost o;
     o.name = name;
     o.kind = kind;

@@ -26,6 +26,9 @@ struct StackEfficiency {
   double kernel_overhead_s = 0;  ///< fixed time per kernel launch (or per op on CPUs)
   double step_overhead_s = 0;    ///< fixed time per forward step (scheduling, sampling)
   bool fused_attention = true;   ///< flash-style attention; false materialises the score matrix
+  /// Norms, activations and rotary fused into the neighbouring GEMMs (graph compilers such as
+  /// TensorRT, Ascend ATC): no separate pass over the activations. false = one kernel each.
+  bool fused_elementwise = false;
   /// Block-quantised weights (q4_k_m, q8_0, ...) feed integer dot products where the device has an
   /// int8 roof; false = dequantise to the activation type and use its roof (llama.cpp CUDA in
   /// early 2024 dequantised to fp16 for cuBLAS when the batch exceeded a few tokens).
