@@ -128,16 +128,27 @@ struct MatmulKind {
 
 class MatmulInstance final : public KernelInstance {
  public:
+  // `s.bytes` > one matrix: that many bytes of identical copies, called in turn, so each call
+  // streams its weights cold from DRAM as the layers of a forward pass do (the per-call
+  // ramp-up of small matrices is then part of what is measured).
   MatmulInstance(MatmulKind mk, const Shape& s)
       : mk_(mk), team_(s.threads, s.numa_node), m_(s.m), n_(s.n), k_(s.k) {
-    allocate_weights(w_, mk.weights, n_, k_, s.numa_node);
+    ws_.emplace_back();
+    allocate_weights(ws_[0], mk.weights, n_, k_, s.numa_node);
+    const double one = ws_[0].weight_bytes();
+    const long copies =
+        s.bytes > one ? std::min(4096L, static_cast<long>(std::ceil(s.bytes / one))) : 1;
+    for (long c = 1; c < copies; ++c) {
+      ws_.emplace_back();
+      allocate_weights(ws_.back(), mk.weights, n_, k_, s.numa_node);
+    }
     team_.run([&](int tid, int nt) {
       const auto [b, e] = split_range(n_, nt, tid, kRowGrain);
       std::vector<float> row(static_cast<size_t>(k_));
       for (long r = b; r < e; ++r) {
         Rng g(static_cast<uint64_t>(r) + 1);
         for (auto& v : row) v = g.next();
-        pack_row(w_, row.data(), r);
+        for (auto& w : ws_) pack_row(w, row.data(), r);
       }
     });
     x_ = Buffer(static_cast<size_t>(m_ * k_) * 4, -1);
@@ -147,7 +158,9 @@ class MatmulInstance final : public KernelInstance {
     act_ = Activations(mk.act, m_, k_, mk.amx);
   }
   void run() override {
-    MatmulArgs args{&w_, x_.as<float>(), &act_, m_, y_.as<float>()};
+    cur_ = next_;
+    next_ = (next_ + 1) % ws_.size();
+    MatmulArgs args{&ws_[cur_], x_.as<float>(), &act_, m_, y_.as<float>()};
     team_.run([&](int tid, int nt) {
       if (mk_.act != ActFormat::f32) {
         const auto [mb, me] = split_range(m_, nt, tid);
@@ -159,7 +172,7 @@ class MatmulInstance final : public KernelInstance {
     });
   }
   CheckResult check() override {
-    const MatmulCheck mc = check_matmul(w_, act_, x_.as<float>(), y_.as<float>(), m_);
+    const MatmulCheck mc = check_matmul(ws_[cur_], act_, x_.as<float>(), y_.as<float>(), m_);
     CheckResult c;
     c.error = mc.error;
     c.tolerance = 1e-4;  // fp32 accumulation over k <= 16k, relative to sum |w x|
@@ -172,7 +185,8 @@ class MatmulInstance final : public KernelInstance {
   }
   double bytes_per_call() const override {
     // weights once, activations in, outputs out (fp32)
-    return w_.weight_bytes() + static_cast<double>(m_ * k_) * 4 + static_cast<double>(m_ * n_) * 4;
+    return ws_[0].weight_bytes() + static_cast<double>(m_ * k_) * 4 +
+           static_cast<double>(m_ * n_) * 4;
   }
   double flops_per_call() const override { return 2.0 * static_cast<double>(m_ * n_ * k_); }
 
@@ -180,7 +194,8 @@ class MatmulInstance final : public KernelInstance {
   MatmulKind mk_;
   ThreadTeam team_;
   long m_, n_, k_;
-  PackedWeights w_;
+  std::vector<PackedWeights> ws_;
+  size_t cur_ = 0, next_ = 0;
   Buffer x_, y_;
   Activations act_;
 };
@@ -427,9 +442,10 @@ std::vector<PlanItem> cpu_plan(Effort effort, const MachineInfo& m) {
       add(best_matmul(ks, KernelKind::gemv, w), {cores, -1, 0, 1, n, 4096});
     }
   }
-  // Small GEMVs for the per-call overhead line: time = overhead + bytes / rate.
-  for (long n : {256L, 512L, 1024L, 2048L})
-    add(best_matmul(ks, KernelKind::gemv, DType::fp32), {cores, -1, 0, 1, n, n});
+  // Small GEMVs, cold (copies over 4 x LLC called in turn), for the per-call line:
+  // time = overhead + bytes / rate, the overhead including each call's ramp-up from DRAM.
+  for (long n : {512L, 1024L, 2048L, 4096L})
+    add(best_matmul(ks, KernelKind::gemv, DType::bf16), {cores, -1, 4.2 * llc, 1, n, n});
 
   // Prefill GEMM: compute bound (M tokens x 2k x 2k), per compute type, AMX listed first so a
   // machine without it reports why it was skipped.

@@ -44,7 +44,7 @@ case "${1:-}" in
       if [ -z "$hw" ] && grep -q -w amx_tile /proc/cpuinfo; then hw=xeon-8480p; fi
       log "decoder (datasheet: ${hw:-none})"
       for w in bf16 int8; do
-        timeout 150 "$pack/infercap_decoder_run" --model qwen2.5-0.5b --weights $w --steps 16 \
+        INFERCAP_DECODER_SHAPES=1 timeout 150 "$pack/infercap_decoder_run" --model qwen2.5-0.5b --weights $w --steps 16 \
           --context 128 --prompt 128 ${hw:+--hardware $hw} --profile "$out/profile.yaml"
       done
       log "bench (each reference in its own process)"

@@ -311,12 +311,13 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
                       gbs(p.gemv_bandwidth_bytes_per_s[static_cast<size_t>(c)]),
                       100 * p.gemv_bandwidth_bytes_per_s[static_cast<size_t>(c)] / dram_at_team));
 
-  // Per-call overhead: intercept of time = t0 + bytes / rate over small fp32 GEMVs (all threads);
-  // the tiny-kernel median when the line is unusable.
+  // Per-call overhead: intercept of time = t0 + bytes / rate over small GEMVs streamed cold
+  // (shape.bytes > 0: copies over several x LLC called in turn, as a forward pass's layers are),
+  // all threads; the tiny-kernel median when the line is unusable.
   std::vector<double> xs, ys;
   for (const auto* r : clean)
-    if (r->kind == KernelKind::gemv && r->shape.m == 1 && r->weights == DType::fp32 &&
-        r->shape.threads == max_threads && r->bytes_per_call < llc / 2)
+    if (r->kind == KernelKind::gemv && r->shape.m == 1 && r->shape.bytes > 0 &&
+        r->shape.threads == max_threads && r->bytes_per_call < llc)
       for (double s : trimmed(r->samples_s)) {
         xs.push_back(r->bytes_per_call);
         ys.push_back(s);

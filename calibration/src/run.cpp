@@ -15,14 +15,16 @@ Result<RunResult> run_calibration(const Backend& backend, const RunOptions& opt,
     if (!a.available) return Error{"backend '" + backend.name + "' is not available: " + a.reason};
   }
   out.machine = probe_machine();
-  if (opt.max_threads > 0) out.machine.cores = std::min(out.machine.cores, opt.max_threads);
+  // The plan sees the cores it may use; the provenance keeps the machine's.
+  MachineInfo planned = out.machine;
+  if (opt.max_threads > 0) planned.cores = std::min(planned.cores, opt.max_threads);
   if (backend.collect) {
     auto rows = backend.collect(progress);
     if (!rows) return Error{rows.error().message};
     out.rows = std::move(*rows);
   } else {
     const std::vector<KernelSpec> kernels = backend.kernels();
-    const std::vector<PlanItem> plan = backend.plan(opt.effort, out.machine);
+    const std::vector<PlanItem> plan = backend.plan(opt.effort, planned);
     const HarnessOptions hopt =
         backend.harness_options ? backend.harness_options(opt.effort) : HarnessOptions{};
     const int total = static_cast<int>(plan.size());

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -122,6 +123,9 @@ class Decoder {
       }
   }
   const std::string& isa() const { return kern_.isa; }
+  /// Seconds spent in matmuls since the last reset (the rest is norms, rotary, attention, ...).
+  double matmul_s_ = 0;
+  std::map<long, double> by_k_;  ///< seconds per matrix shape (k * 1000003 + n)
   double weight_bytes() const {
     double b = lm_head_.w.weight_bytes();
     for (const auto& l : layers_)
@@ -180,6 +184,17 @@ class Decoder {
     return L;
   }
   void matmul(const Linear& L, const float* x, long m, float* y) {
+    const double t0 = now_s();
+    struct Acc {
+      double& s;
+      double& by;
+      double t0;
+      ~Acc() {
+        const double d = now_s() - t0;
+        s += d;
+        by += d;
+      }
+    } acc{matmul_s_, by_k_[L.w.k * 1000003 + L.w.n], t0};
     Activations& a = acts_.at(L.w.k);
     MatmulArgs args{&L.w, x, &a, m, y};
     const bool conv = kern_.act != ActFormat::f32;
@@ -292,6 +307,7 @@ StackSpec kernels_stack() {
 int main(int argc, char** argv) {
   std::string model_name = "qwen2.5-0.5b", weights = "bf16", hw_path, profile_path;
   int threads = 0, steps = 16;
+  double given_decode_ms = 0, given_prefill_ms = 0;  // --measured-*: predict only (another host)
   long context = 128, prompt = 128;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -311,6 +327,10 @@ int main(int argc, char** argv) {
       context = std::stol(v);
     else if (k == "--prompt")
       prompt = std::stol(v);
+    else if (k == "--measured-decode-ms")
+      given_decode_ms = std::stod(v);
+    else if (k == "--measured-prefill-ms")
+      given_prefill_ms = std::stod(v);
     else {
       fmt::print(stderr, "unknown option {}\n", k);
       return 2;
@@ -332,34 +352,58 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (threads <= 0) threads = std::max(1, hwloc_get_nbobjs_by_type(topology(), HWLOC_OBJ_CORE));
-  const long max_ctx = std::max(context + steps + 8, prompt + 8);
-  fmt::print(stderr, "building {} with random {} weights on {} threads...\n", model->name, weights,
-             threads);
-  Decoder dec(*model, *wt, threads, std::max<long>({prompt, context, 1}), max_ctx);
-  fmt::print("model {}: {} weights ({:.2f} GB streamed per token), kernels {}, {} threads\n",
-             model->name, weights, dec.weight_bytes() / 1e9, dec.isa(), threads);
-
-  // Prefill: `prompt` tokens from position 0, three runs, median.
-  std::vector<double> pre;
-  for (int r = 0; r < 3; ++r) {
-    const double t0 = now_s();
-    dec.forward(prompt, 0);
-    pre.push_back(now_s() - t0);
-  }
-  // Decode: fill the cache to `context`, then time single-token steps.
-  dec.forward(context, 0);
-  std::vector<double> dt;
-  for (int s = 0; s < steps + 2; ++s) {
-    const double t0 = now_s();
-    dec.forward(1, context + s);
-    if (s >= 2) dt.push_back(now_s() - t0);  // two warm-up steps
-  }
-  const Quantiles qd = quantiles(dt), qp = quantiles(pre);
+  Quantiles qd, qp;
   const double mid_ctx = static_cast<double>(context) + 2 + steps / 2.0;
-  fmt::print(
-      "measured: decode step {:.2f} ms (p10 {:.2f}, p90 {:.2f}; context ~{:.0f}), prefill {} "
-      "tokens {:.1f} ms\n",
-      qd.median * 1e3, qd.p10 * 1e3, qd.p90 * 1e3, mid_ctx, prompt, qp.median * 1e3);
+  if (given_decode_ms > 0 && given_prefill_ms > 0) {
+    // Predictions only, against times measured elsewhere (e.g. the device log of this tool).
+    qd.median = given_decode_ms / 1e3;
+    qp.median = given_prefill_ms / 1e3;
+    fmt::print("given: decode step {:.2f} ms (context ~{:.0f}), prefill {} tokens {:.1f} ms\n",
+               given_decode_ms, mid_ctx, prompt, given_prefill_ms);
+  } else {
+    const long max_ctx = std::max(context + steps + 8, prompt + 8);
+    fmt::print(stderr, "building {} with random {} weights on {} threads...\n", model->name,
+               weights, threads);
+    Decoder dec(*model, *wt, threads, std::max<long>({prompt, context, 1}), max_ctx);
+    fmt::print("model {}: {} weights ({:.2f} GB streamed per token), kernels {}, {} threads\n",
+               model->name, weights, dec.weight_bytes() / 1e9, dec.isa(), threads);
+
+    // Prefill: `prompt` tokens from position 0, three runs, median.
+    std::vector<double> pre;
+    for (int r = 0; r < 3; ++r) {
+      const double t0 = now_s();
+      dec.forward(prompt, 0);
+      pre.push_back(now_s() - t0);
+    }
+    // Decode: fill the cache to `context`, then time single-token steps.
+    dec.forward(context, 0);
+    std::vector<double> dt;
+    double mm = 0;
+    for (int s = 0; s < steps + 2; ++s) {
+      dec.matmul_s_ = 0;
+      if (s == 0) dec.by_k_.clear();
+      const double t0 = now_s();
+      dec.forward(1, context + s);
+      if (s >= 2) {  // two warm-up steps
+        dt.push_back(now_s() - t0);
+        mm += dec.matmul_s_;
+      }
+    }
+    qd = quantiles(dt);
+    qp = quantiles(pre);
+    double total = 0;
+    for (double v : dt) total += v;
+    if (std::getenv("INFERCAP_DECODER_SHAPES") != nullptr)
+      for (const auto& [key, sec] : dec.by_k_)
+        fmt::print("  matmul n={} k={}: {:.2f} ms per step\n", key % 1000003, key / 1000003,
+                   sec / static_cast<double>(dt.size() + 2) * 1e3);
+    fmt::print("decode: {:.0f}% of the time in matmuls ({:.1f} GB/s over the weights)\n",
+               100 * mm / total, dec.weight_bytes() * static_cast<double>(dt.size()) / mm / 1e9);
+    fmt::print(
+        "measured: decode step {:.2f} ms (p10 {:.2f}, p90 {:.2f}; context ~{:.0f}), prefill {} "
+        "tokens {:.1f} ms\n",
+        qd.median * 1e3, qd.p10 * 1e3, qd.p90 * 1e3, mid_ctx, prompt, qp.median * 1e3);
+  }
   if (!hw) return 0;
 
   Deployment dep;
