@@ -435,3 +435,16 @@ TEST_CASE("parameters no row responds to are not fitted", "[calib]") {
   REQUIRE(dropped.size() == 1);
   CHECK_THAT(dropped[0], Catch::Contains("gemm_compute_fraction moves no prediction"));
 }
+
+TEST_CASE("a device profile's bandwidth is the measured rate, not a CPU-curve extrapolation",
+          "[calib]") {
+  // fit_profile at one thread count writes asymptote = rate / (1 - e^-4); the device form undoes
+  // exactly that factor and keeps at(1) equal to the asymptote.
+  FitReport rep;
+  rep.profile.bandwidth = {1e12 / (1 - std::exp(-4.0)), 0.25, 0.9e12, 1.2e12};
+  as_device_bandwidth(rep);
+  CHECK(rep.profile.bandwidth.asymptote_bytes_per_s == Approx(1e12));
+  CHECK(rep.profile.bandwidth.at(1) == Approx(1e12));
+  CHECK(rep.profile.bandwidth.ci95_low_bytes_per_s == Approx(0.9e12 * (1 - std::exp(-4.0))));
+  CHECK(rep.notes.size() == 1);
+}
