@@ -17,7 +17,8 @@ __device__ __forceinline__ float sum4(uint4 v) {
   return __uint_as_float(v.x) + __uint_as_float(v.y) + __uint_as_float(v.z) + __uint_as_float(v.w);
 }
 
-__global__ void read_sum_kernel(const uint4* __restrict__ a, size_t n, float* __restrict__ partial) {
+__global__ void read_sum_kernel(const uint4* __restrict__ a, size_t n,
+                                float* __restrict__ partial) {
   __shared__ float red[kThreads];
   float s = 0.f;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -151,7 +152,8 @@ __global__ void gemv_kernel(const uint4* __restrict__ w, const void* __restrict_
 #pragma unroll
         for (int q = 0; q < P / 4; ++q) {
           const float4 xv = __ldg(xr + q);
-          s += wf[4 * q] * xv.x + wf[4 * q + 1] * xv.y + wf[4 * q + 2] * xv.z + wf[4 * q + 3] * xv.w;
+          s +=
+              wf[4 * q] * xv.x + wf[4 * q + 1] * xv.y + wf[4 * q + 2] * xv.z + wf[4 * q + 3] * xv.w;
         }
         acc[r] += s * gs;
       }
@@ -206,8 +208,8 @@ int gemv_for(const void* w, const void* scales, const float* x, float* y, int m,
 constexpr int kTile = 64, kTileK = 16;
 
 __global__ void gemm_tiled_kernel(const __nv_bfloat16* __restrict__ a,
-                                  const __nv_bfloat16* __restrict__ b, float* __restrict__ c,
-                                  int m, int n, int k) {
+                                  const __nv_bfloat16* __restrict__ b, float* __restrict__ c, int m,
+                                  int n, int k) {
   __shared__ float as[kTileK][kTile + 1];
   __shared__ float bs[kTileK][kTile + 1];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;  // 16 x 16 threads, 4 x 4 outputs each
@@ -266,11 +268,16 @@ int launch_gemv(WeightFormat fmt, const void* w, const void* scales, const float
   if (m < 1 || m > 8 || k % kInt4Group != 0) return static_cast<int>(cudaErrorInvalidValue);
   const auto s = static_cast<cudaStream_t>(stream);
   switch (fmt) {
-    case WeightFormat::bf16: return gemv_for<WeightFormat::bf16>(w, scales, x, y, m, n, k, s);
-    case WeightFormat::fp16: return gemv_for<WeightFormat::fp16>(w, scales, x, y, m, n, k, s);
-    case WeightFormat::fp8: return gemv_for<WeightFormat::fp8>(w, scales, x, y, m, n, k, s);
-    case WeightFormat::int8: return gemv_for<WeightFormat::int8>(w, scales, x, y, m, n, k, s);
-    case WeightFormat::int4: return gemv_for<WeightFormat::int4>(w, scales, x, y, m, n, k, s);
+    case WeightFormat::bf16:
+      return gemv_for<WeightFormat::bf16>(w, scales, x, y, m, n, k, s);
+    case WeightFormat::fp16:
+      return gemv_for<WeightFormat::fp16>(w, scales, x, y, m, n, k, s);
+    case WeightFormat::fp8:
+      return gemv_for<WeightFormat::fp8>(w, scales, x, y, m, n, k, s);
+    case WeightFormat::int8:
+      return gemv_for<WeightFormat::int8>(w, scales, x, y, m, n, k, s);
+    case WeightFormat::int4:
+      return gemv_for<WeightFormat::int4>(w, scales, x, y, m, n, k, s);
   }
   return static_cast<int>(cudaErrorInvalidValue);
 }
