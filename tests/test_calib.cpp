@@ -344,6 +344,7 @@ TEST_CASE("a profile round-trips through YAML", "[calib][unit]") {
   at(p.gemv_bandwidth_bytes_per_s, ComputeType::int4) = 1.3e10;
   p.kernel_overhead_s = 2.5e-7;
   p.fork_join_s = 3e-7;
+  p.gemv_by_k = {{ComputeType::bf16, 1024, 1.1e10}, {ComputeType::bf16, 4096, 1.7e10}};
   p.provenance = {"AMD EPYC",           "vm",     "Linux 6", "2026-11-29T23:30:47Z", "abc",
                   "infercap calibrate", "cores=2"};
   const std::string text = spec::profile_to_yaml(p);
@@ -360,6 +361,10 @@ TEST_CASE("a profile round-trips through YAML", "[calib][unit]") {
   CHECK(back->gemv_bandwidth_bytes_per_s == p.gemv_bandwidth_bytes_per_s);
   CHECK(back->kernel_overhead_s == p.kernel_overhead_s);
   CHECK(back->provenance.date == p.provenance.date);
+  REQUIRE(back->gemv_by_k.size() == 2);
+  CHECK(back->gemv_by_k[1].k == 4096);
+  CHECK(back->gemv_by_k[1].bytes_per_s == 1.7e10);
+  CHECK(back->gemv_by_k[0].type == ComputeType::bf16);
   CHECK(back->provenance.notes == p.provenance.notes);
 
   SECTION("file round trip through save_profile") {
@@ -478,6 +483,15 @@ TEST_CASE("a profile's GEMV rate sets the model's weight-streaming rate", "[cali
   auto gemv = PerfModel::create(*model, *hw, stack, dep, &p);
   REQUIRE(gemv.ok());
   CHECK(gemv->rates().weight_bw == Approx(0.5 * plain->rates().weight_bw));
+  // Rates at two row lengths: interpolated in log k at the hidden size (896 for this model):
+  // t = ln(896 / 512) / ln(2048 / 512) = 0.4037, rate = 10 + t x (20 - 10) GB/s.
+  CalibrationProfile pk = p;
+  pk.gemv_by_k = {{ComputeType::bf16, 512, 10e9}, {ComputeType::bf16, 2048, 20e9}};
+  auto byk = PerfModel::create(*model, *hw, stack, dep, &pk);
+  REQUIRE(byk.ok());
+  const double t = std::log(896.0 / 512) / std::log(4.0);
+  CHECK(byk->rates().weight_bw ==
+        Approx(plain->rates().weight_bw * (10e9 + t * 10e9) / p.bandwidth.at(2)));
   // Another format's rate does not apply to bf16 weights.
   CalibrationProfile q = p;
   at(q.gemv_bandwidth_bytes_per_s, ComputeType::bf16) = 0;

@@ -423,7 +423,7 @@ std::vector<PlanItem> cpu_plan(Effort effort, const MachineInfo& m) {
   // Decode GEMV: weights of at least 4 x LLC, so they stream from DRAM.
   // k = 4096 (a real hidden size); n grows in decode shapes up to 16k, then beyond (an lm_head
   // shape) until the weights reach 4 x LLC, so they stream from DRAM on any cache size.
-  auto dram_rows = [&](DType w) {
+  auto dram_rows = [&](DType w) {  // rows of k = 4096
     const double bpe = w == DType::fp32 ? 4 : w == DType::bf16 ? 2 : w == DType::int8 ? 1 : 0.5625;
     const double need = 4.2 * llc / (4096.0 * bpe);
     return std::max(4096L,
@@ -441,6 +441,8 @@ std::vector<PlanItem> cpu_plan(Effort effort, const MachineInfo& m) {
     } else {
       add(best_matmul(ks, KernelKind::gemv, w), {cores, -1, 0, 1, n, 4096});
     }
+    // Short rows (small models' hidden sizes) stream slower: the same bytes at k = 1024.
+    add(best_matmul(ks, KernelKind::gemv, w), {cores, -1, 0, 1, n * 4, 1024});
   }
   // Small GEMVs, cold (copies over 4 x LLC called in turn), for the per-call line:
   // time = overhead + bytes / rate, the overhead including each call's ramp-up from DRAM.

@@ -303,6 +303,24 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
     double& slot = p.gemv_bandwidth_bytes_per_s[static_cast<size_t>(storage_type(r->weights))];
     slot = std::max(slot, r->bytes_per_s());
   }
+  // The same rows by row length: the model interpolates at its hidden size.
+  {
+    std::map<std::pair<int, double>, double> byk;
+    for (const auto* r : clean) {
+      if (r->kind != KernelKind::gemv || r->shape.m != 1 || r->shape.threads != max_threads ||
+          r->bytes_per_call < opt.dram_llc_multiple * llc * 0.9 || r->shape.k <= 0)
+        continue;
+      double& v =
+          byk[{static_cast<int>(storage_type(r->weights)), static_cast<double>(r->shape.k)}];
+      v = std::max(v, r->bytes_per_s());
+    }
+    for (const auto& [key, v] : byk) {
+      p.gemv_by_k.push_back({static_cast<ComputeType>(key.first), key.second, v});
+      rep.notes.push_back(fmt::format("GEMV {} weights at k = {:.0f}: {}",
+                                      compute_type_name(static_cast<ComputeType>(key.first)),
+                                      key.second, gbs(v)));
+    }
+  }
   for (int c = 0; c < kComputeTypeCount; ++c)
     if (p.gemv_bandwidth_bytes_per_s[static_cast<size_t>(c)] > 0)
       rep.notes.push_back(

@@ -69,6 +69,14 @@ std::string profile_to_yaml(const CalibrationProfile& p) {
   out << YAML::Key << "cache_bytes" << YAML::Value << p.cache_bytes;
   emit_table(out, "achieved_flops_per_s", p.achieved_flops_per_s);
   emit_table(out, "gemv_bandwidth_bytes_per_s", p.gemv_bandwidth_bytes_per_s);
+  if (!p.gemv_by_k.empty()) {
+    out << YAML::Key << "gemv_by_k" << YAML::Value << YAML::BeginSeq;
+    for (const GemvPoint& g : p.gemv_by_k)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value
+          << std::string(compute_type_name(g.type)) << YAML::Key << "k" << YAML::Value << g.k
+          << YAML::Key << "bandwidth_bytes_per_s" << YAML::Value << g.bytes_per_s << YAML::EndMap;
+    out << YAML::EndSeq;
+  }
   out << YAML::Key << "kernel_overhead_s" << YAML::Value << p.kernel_overhead_s;
   out << YAML::Key << "fork_join_s" << YAML::Value << p.fork_join_s;
   const Provenance& v = p.provenance;
@@ -121,6 +129,22 @@ Result<CalibrationProfile> parse_profile(std::string_view yaml_text, const std::
       p.cache_bytes = r.value_or<double>("cache_bytes", 0, Range::non_negative());
       read_table(r, "achieved_flops_per_s", p.achieved_flops_per_s);
       read_table(r, "gemv_bandwidth_bytes_per_s", p.gemv_bandwidth_bytes_per_s);
+      {
+        std::vector<std::string> names;
+        for (ComputeType c : kTypes) names.emplace_back(compute_type_name(c));
+        for (Reader& g : r.list("gemv_by_k")) {
+          GemvPoint pt;
+          const auto t = g.choice("type", names, true);
+          const auto k = g.required<double>("k", Range::positive());
+          const auto bw = g.required<double>("bandwidth_bytes_per_s", Range::positive());
+          if (t && k && bw) {
+            pt.type = kTypes[*t];
+            pt.k = *k;
+            pt.bytes_per_s = *bw;
+            p.gemv_by_k.push_back(pt);
+          }
+        }
+      }
       p.kernel_overhead_s = r.value_or<double>("kernel_overhead_s", 0, Range::non_negative());
       p.fork_join_s = r.value_or<double>("fork_join_s", 0, Range::non_negative());
       if (auto pv = r.child("provenance")) {

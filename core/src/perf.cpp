@@ -233,7 +233,25 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       case DType::q4_k_m: storage = ComputeType::int4; break;
       default: break;
     }
-    const double gemv = at(profile->gemv_bandwidth_bytes_per_s, storage);
+    double gemv = at(profile->gemv_bandwidth_bytes_per_s, storage);
+    // Rates measured at several row lengths: interpolate in log k at the hidden size (most
+    // projections' k), clamped to the measured range.
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& g : profile->gemv_by_k)
+      if (g.type == storage && g.k > 0 && g.bytes_per_s > 0) pts.emplace_back(g.k, g.bytes_per_s);
+    if (!pts.empty()) {
+      std::sort(pts.begin(), pts.end());
+      const double k = std::clamp<double>(model.hidden, pts.front().first, pts.back().first);
+      gemv = pts.back().second;
+      for (size_t i = 1; i < pts.size(); ++i)
+        if (k <= pts[i].first) {
+          const double lo = pts[i - 1].first, hi = pts[i].first;
+          const double t = hi > lo ? std::log(k / lo) / std::log(hi / lo) : 0;
+          gemv = pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
+          break;
+        }
+      if (pts.size() == 1) gemv = pts[0].second;
+    }
     const double stream = profile->bandwidth.at(profile->threads > 0 ? profile->threads : 1);
     if (gemv > 0 && stream > 0) r.weight_bw *= gemv / stream;
   }

@@ -30,6 +30,14 @@ struct BandwidthCurve {
   double at(double threads) const;
 };
 
+/// Decode-GEMV weight streaming measured at one row length: short rows (k = input features)
+/// stream slower than long ones, so a model's rate depends on its hidden size.
+struct GemvPoint {
+  ComputeType type = ComputeType::bf16;  ///< the weights' storage type (int4 for 4-bit formats)
+  double k = 0;                          ///< row length the rate was measured at
+  double bytes_per_s = 0;
+};
+
 struct CalibrationProfile {
   int schema_version = 1;
   std::string hardware;  ///< catalog name the profile applies to, if known
@@ -43,6 +51,9 @@ struct CalibrationProfile {
   double kernel_overhead_s = 0;  ///< per-call overhead of a tiny kernel
   double fork_join_s = 0;        ///< thread team fork/join (CPUs)
   int threads = 0;               ///< threads the figures above were measured with
+  /// The GEMV rate at several k (optional). When present for the weights' type, the model
+  /// interpolates it (log k) at the model's hidden size instead of using the table above.
+  std::vector<GemvPoint> gemv_by_k;
 };
 
 }  // namespace infercap
