@@ -57,20 +57,6 @@ void draw_roofline(const PredictView& v, float width, float height) {
         }
       }
     }
-    // The roofs' key, bottom right where the points rarely are (low intensity sits left).
-    const float lh = ImGui::GetTextLineHeight();
-    float ky = p.plot_max().y - lh * static_cast<float>(c.roofs.size()) - 6;
-    for (const auto& r : c.roofs) {
-      const std::string t = r.label + ": " + flops_label(r.compute_flops_per_s) + ", " +
-                            fmt_q(r.bandwidth_bytes_per_s, Dim::bytes_per_s) + ", ridge " +
-                            fmt_si(r.ridge_flops_per_byte(), "FLOP/B", 3);
-      const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
-      const float kx = p.plot_max().x - ts.x - 8;
-      const ImU32 col = r.achievable ? IM_COL32(230, 230, 230, 255) : palette::grey;
-      p.draw_list()->AddLine({kx - 26, ky + lh / 2}, {kx - 6, ky + lh / 2}, col, 2.0f);
-      p.draw_list()->AddText({kx, ky}, col, t.c_str());
-      ky += lh;
-    }
     p.end();
     if (hover != nullptr) {
       ImGui::SetTooltip(
@@ -83,6 +69,20 @@ void draw_roofline(const PredictView& v, float width, float height) {
           std::string(bound_name(hover->bound)).c_str());
     }
   }
+  // The roofs' key, as text under the chart: inside the plot it would cross the roofs.
+  for (const auto& r : c.roofs) {
+    const std::string t = r.label + ": " + flops_label(r.compute_flops_per_s) + ", " +
+                          fmt_q(r.bandwidth_bytes_per_s, Dim::bytes_per_s) + ", ridge " +
+                          fmt_si(r.ridge_flops_per_byte(), "", 3);
+    const ImU32 col = r.achievable ? IM_COL32(230, 230, 230, 255) : palette::grey;
+    const ImVec2 pos = ImGui::GetCursorScreenPos();
+    const float lh = ImGui::GetTextLineHeight();
+    ImGui::GetWindowDrawList()->AddLine({pos.x, pos.y + lh / 2}, {pos.x + 18, pos.y + lh / 2}, col,
+                                        r.achievable ? 2.0f : 1.0f);
+    ImGui::Dummy({22, lh});
+    ImGui::SameLine();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(col), "%s", t.c_str());
+  }
   legend_item(bound_color(Bound::memory), "memory");
   ImGui::SameLine();
   legend_item(bound_color(Bound::compute), "compute");
@@ -91,7 +91,14 @@ void draw_roofline(const PredictView& v, float width, float height) {
   ImGui::SameLine();
   legend_item(bound_color(Bound::overhead), "overhead");
   ImGui::SameLine();
-  ImGui::TextDisabled("  square: prefill, circle: decode; size: share of step");
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "square: prefill op, circle: decode op; size: share of its step.\n"
+        "Solid roofs: achievable rates of this stack; dashed: datasheet peak.\n"
+        "Hover a point for the operator.");
+  }
 }
 
 void draw_sweep(const PredictView& v, int current_batch, double tpot_target_s, float width,
@@ -149,7 +156,15 @@ void draw_sweep(const PredictView& v, int current_batch, double tpot_target_s, f
   ImGui::SameLine();
   legend_item(palette::orange, "TPOT (right; dashed: target)");
   ImGui::SameLine();
-  ImGui::TextDisabled(" context %.0f; yellow: current batch", s.context_tokens);
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip(
+        "Decode steps at context %.0f (TPOT's mean context).\nYellow: the current "
+        "batch; green line: the knee (past it, doubling the batch buys little\n"
+        "throughput while TPOT grows); red: batches whose KV cache does not fit.",
+        s.context_tokens);
+  }
 }
 
 void draw_ops_table(const App& app) {
@@ -249,7 +264,7 @@ void draw_predict_panel(App& app) {
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cli_command(app.sel, app.work).c_str());
   ImGui::Separator();
-  const float col = 118.0f;
+  const float col = std::max(90.0f, ImGui::GetContentRegionAvail().x / 8);
   float x0 = ImGui::GetCursorPosX();
   auto next = [&](int i) { ImGui::SameLine(x0 + col * static_cast<float>(i)); };
   metric("TTFT", fmt_q(p.ttft_s, Dim::seconds), "prefill of all prompts of the batch together");
@@ -321,12 +336,19 @@ void draw_predict_panel(App& app) {
   const float avail = ImGui::GetContentRegionAvail().x;
   const float w = (avail - ImGui::GetStyle().ItemSpacing.x) / 2;
   const float h = std::max(220.0f, ImGui::GetContentRegionAvail().y * 0.48f);
-  ImGui::BeginGroup();
+  // Children of fixed width clip their legends, so a narrow window never pushes the second
+  // chart off screen.
+  const float chart_h =
+      h + 3 * ImGui::GetFrameHeightWithSpacing() +
+      static_cast<float>(v.roofline.roofs.size()) * ImGui::GetTextLineHeightWithSpacing();
+  const ImGuiWindowFlags no_scroll =
+      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
+  ImGui::BeginChild("roofline_chart", {w, chart_h}, false, no_scroll);
   ImGui::Text("Roofline per operator (per device)");
   draw_roofline(v, w, h);
-  ImGui::EndGroup();
+  ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginGroup();
+  ImGui::BeginChild("sweep_chart", {w, chart_h}, false, no_scroll);
   ImGui::Text("Decode batch sweep, batch 1 to");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(70);
@@ -341,13 +363,12 @@ void draw_predict_panel(App& app) {
   ImGui::DragFloat("TPOT target", &app.tpot_target_ms, 0.5f, 1.0f, 2000.0f, "%.0f ms");
   ImGui::SameLine();
   if (const SweepPoint* best = best_within_tpot(v.sweep, app.tpot_target_ms * 1e-3)) {
-    ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1),
-                       "most tokens/s within it: batch %d, %s tok/s (green square)", best->batch,
-                       fmt_si(best->tokens_per_s, "", 3).c_str());
+    ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "best within it: batch %d, %s tok/s",
+                       best->batch, fmt_si(best->tokens_per_s, "", 3).c_str());
   } else {
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "no batch that fits meets it");
   }
-  ImGui::EndGroup();
+  ImGui::EndChild();
 
   // Operators.
   ImGui::Spacing();

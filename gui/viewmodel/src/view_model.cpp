@@ -74,13 +74,13 @@ RooflineChart roofline_chart(const PerfModel& perf, const Prediction& p) {
   const auto& r = perf.rates();
   const auto& hw = perf.hardware();
   const ComputeType ct = perf.compute_type();
-  c.roofs.push_back({"weights (achievable)", r.weight_bw, r.gemm_flops, true});
+  c.roofs.push_back({"weights, GEMM", r.weight_bw, r.gemm_flops, true});
   if (r.kv_bw != r.weight_bw || r.attn_flops != r.gemm_flops) {
-    c.roofs.push_back({"KV / attention (achievable)", r.kv_bw, r.attn_flops, true});
+    c.roofs.push_back({"KV cache, attention", r.kv_bw, r.attn_flops, true});
   }
   const double peak = at(hw.dense_flops_per_s, ct);
   if (hw.memory_bandwidth_bytes_per_s > 0 && peak > 0) {
-    c.roofs.push_back({fmt::format("datasheet ({} dense)", compute_type_name(ct)),
+    c.roofs.push_back({fmt::format("datasheet {} dense", compute_type_name(ct)),
                        hw.memory_bandwidth_bytes_per_s, peak, false});
   }
 
