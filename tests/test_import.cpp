@@ -12,6 +12,7 @@
 #include "calibrate_import.hpp"
 #include "infercap/calibration/measurement_import.hpp"
 #include "infercap/spec/catalog.hpp"
+#include "infercap/spec/profile_io.hpp"
 
 using namespace infercap;
 using namespace infercap::calibration;
@@ -447,4 +448,26 @@ TEST_CASE("a device profile's bandwidth is the measured rate, not a CPU-curve ex
   CHECK(rep.profile.bandwidth.at(1) == Approx(1e12));
   CHECK(rep.profile.bandwidth.ci95_low_bytes_per_s == Approx(0.9e12 * (1 - std::exp(-4.0))));
   CHECK(rep.notes.size() == 1);
+}
+
+TEST_CASE("the committed H200 profile is the fit of the committed H200 rows", "[calib]") {
+  const std::string dir = std::string(INFERCAP_SOURCE_DIR) + "/data/calibration/";
+  auto rows = read_measurement_file(dir + "imports/h200-cuda-smoke-2026-11-30.csv");
+  REQUIRE(rows);
+  CHECK(rows->hardware == "h200");
+  auto fit = fit_imported(*rows);
+  REQUIRE(fit);
+  // Read: 4 GiB in 0.929408 ms; bf16 GEMV 14336 x 4096: 117572805 B in 34.45155 us.
+  CHECK(fit->profile.bandwidth.asymptote_bytes_per_s == Approx(4294967296.0 / 0.000929408));
+  CHECK(at(fit->profile.gemv_bandwidth_bytes_per_s, ComputeType::bf16) ==
+        Approx(117572805.0 / 3.445155e-05));
+  spec::Diagnostics d;
+  auto committed = spec::load_profile(dir + "h200-cuda-smoke.yaml", d);
+  REQUIRE(committed);
+  CHECK(committed->bandwidth.asymptote_bytes_per_s ==
+        Approx(fit->profile.bandwidth.asymptote_bytes_per_s));
+  for (auto t : {ComputeType::bf16, ComputeType::fp16, ComputeType::fp8, ComputeType::int8})
+    CHECK(at(committed->gemv_bandwidth_bytes_per_s, t) ==
+          Approx(at(fit->profile.gemv_bandwidth_bytes_per_s, t)));
+  CHECK(at(committed->achieved_flops_per_s, ComputeType::bf16) == 0);  // GEMM not measured
 }
