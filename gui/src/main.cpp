@@ -1,7 +1,8 @@
 // infercap-gui: window, frame loop and --screenshot. Everything drawn lives in the panels.
 //
 //   infercap-gui [--data DIR] [--tab predict|compare|plan|catalog] [--model M] [--hardware H]
-//                [--batch B] [--prompt P] [--output O] [--scenario NAME] [--size WxH]
+//                [--stack S] [--weights/--kv/--tp/... as infercap predict] [--batch B]
+//                [--prompt P] [--output O] [--scenario NAME] [--size WxH]
 //                [--screenshot out.png [--frames N]]
 //
 // With --screenshot the window is hidden, a few frames are rendered (after any --scenario plan
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "common.hpp"
 #include "exit_codes.hpp"
 
 namespace {
@@ -77,6 +79,10 @@ int main(int argc, char** argv) {
   cli.add_option("--output,-o", output, "initial output tokens")->check(CLI::PositiveNumber);
   cli.add_option("--scenario", scenario,
                  "plan this scenario (name in data/examples or a path) at start");
+  std::string stack;
+  cli::DeploymentFlags dep;
+  cli.add_option("--stack,-s", stack, "initial serving stack (default: per hardware class)");
+  cli::add_deployment_flags(cli, dep);  // the same --weights/--tp/... as `infercap predict`
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -104,6 +110,16 @@ int main(int argc, char** argv) {
     const HardwareSpec* h = app.catalog->find_hardware(hardware);
     if (h == nullptr) return unknown("hardware", hardware);
     app.sel.hardware = h->name;
+  }
+  if (!stack.empty()) {
+    const StackSpec* st = app.catalog->find_stack(stack);
+    if (st == nullptr) return unknown("stack", stack);
+    app.sel.stack = st->name;
+  }
+  {
+    spec::Diagnostics diags;
+    if (!cli::make_deployment(dep, diags)) return cli::print_diagnostics(diags);
+    app.sel.dep = dep;
   }
   if (batch > 0) app.work.batch = batch;
   if (prompt > 0) app.work.prompt_tokens = prompt;

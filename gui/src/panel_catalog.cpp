@@ -39,6 +39,7 @@ void draw_catalog_panel(App& app) {
                             ImGuiSelectableFlags_SpanAllColumns)) {
         app.sel.hardware = h.name;
         app.inputs_changed = true;
+        app.compare_dirty = true;
       }
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(std::string(hw_class_name(h.hw_class)).c_str());
@@ -77,6 +78,7 @@ void draw_catalog_panel(App& app) {
                             ImGuiSelectableFlags_SpanAllColumns)) {
         app.sel.model = m.name;
         app.inputs_changed = true;
+        app.compare_dirty = true;
       }
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(m.family.c_str());

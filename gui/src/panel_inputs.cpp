@@ -108,6 +108,26 @@ void draw_inputs(App& app, bool compare_mode) {
   changed |= dtype_combo("weights", s.dep.weights, "native 16-bit");
   changed |= dtype_combo("activations", s.dep.activations, "native 16-bit", true);
   changed |= dtype_combo("KV cache", s.dep.kv, "= activations");
+  {
+    const std::string preview = s.dep.compute.empty() ? "derived" : s.dep.compute;
+    if (ImGui::BeginCombo("compute", preview.c_str())) {
+      if (ImGui::Selectable("derived", s.dep.compute.empty())) {
+        s.dep.compute.clear();
+        changed = true;
+      }
+      for (int i = 0; i < kComputeTypeCount; ++i) {
+        const std::string name(compute_type_name(static_cast<ComputeType>(i)));
+        if (ImGui::Selectable(name.c_str(), s.dep.compute == name)) {
+          s.dep.compute = name;
+          changed = true;
+        }
+      }
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("the compute roof GEMMs run on; derived from the formats unless forced");
+    }
+  }
   if (compare_mode) {
     changed |= ImGui::Checkbox("smallest TP that fits (1-8)", &app.compare_auto_tp);
   }

@@ -134,7 +134,8 @@ void draw_sweep(const PredictView& v, int current_batch, double tpot_target_s, f
     if (const SweepPoint* best = best_within_tpot(s, tpot_target_s)) {
       p.marker(best->batch, best->tokens_per_s, palette::green, Marker::square, 5);
     }
-    const std::string knee = "knee: batch " + std::to_string(s.knee_batch);
+    const std::string knee = "knee: batch " + std::to_string(s.knee_batch) +
+                             (s.knee_batch > s.max_batch ? " (does not fit)" : "");
     p.vline(s.knee_batch, palette::green, knee.c_str());
     if (current_batch >= 1 && current_batch <= static_cast<int>(last)) {
       const auto& cp = s.points[static_cast<std::size_t>(current_batch - 1)];
