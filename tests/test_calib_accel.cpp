@@ -80,6 +80,15 @@ TEST_CASE("OpenCL backend: every kernel passes its reference check and declares 
     }
   }
   CHECK(measured == static_cast<int>(kernels.size()));
+  // Batch 1 takes the vector path on CPU devices (k a multiple of 4), and the scalar one when not.
+  for (const auto& k : kernels)
+    if (k.kind == KernelKind::gemv)
+      for (int64_t kk : {256, 258}) {
+        auto m = measure("opencl", k, Shape{1, -1, 0, 1, 29, kk}, tiny_harness());
+        INFO(k.name << " k " << kk);
+        REQUIRE(m);
+        CHECK(m->check_ok);
+      }
   // Shapes the kernels cannot take are refused, not run wrongly.
   for (const auto& k : kernels)
     if (k.kind == KernelKind::gemv) {

@@ -59,9 +59,19 @@ __kernel void empty(__global float* out) {
 // another, so there one work-item computes one output feature over a contiguous row instead.
 // M <= 8 rows of activations.
 #ifdef CPU_LAYOUT
-#define GEMV_BODY(LOAD)                                       \
-  const int row = get_global_id(0);                           \
-  if (row >= n) return;                                       \
+// One row at a time and k a multiple of 4: four weights per step through vector loads (PoCL
+// does not vectorise the scalar loop across work-items that walk different rows).
+#define GEMV_BODY4(LOAD, LOAD4)                                  \
+  const int row = get_global_id(0);                              \
+  if (row >= n) return;                                          \
+  if (m == 1 && (k & 3) == 0) {                                  \
+    float4 a4 = (float4)(0.0f);                                  \
+    for (int j = 0; j < k; j += 4) a4 += (LOAD4) * vload4(j >> 2, x); \
+    y[row] = (a4.x + a4.y + a4.z + a4.w) * SCALE;               \
+    return;                                                      \
+  }                                                              \
+  GEMV_REST(LOAD)
+#define GEMV_REST(LOAD)                                       \
   if (m == 1) {                                               \
     float a0 = 0.0f;                                          \
     for (int j = 0; j < k; ++j) a0 += (LOAD) * x[j];          \
@@ -75,6 +85,7 @@ __kernel void empty(__global float* out) {
   }                                                          \
   for (int r = 0; r < m; ++r) y[r * n + row] = acc[r] * SCALE;
 #else
+#define GEMV_BODY4(LOAD, LOAD4) GEMV_BODY(LOAD)
 #define GEMV_BODY(LOAD)                                                              \
   __local float red[8][64];                                                          \
   const int row = get_group_id(0);                                                   \
@@ -94,25 +105,35 @@ __kernel void empty(__global float* out) {
   if (l == 0)                                                                       \
     for (int r = 0; r < m; ++r) y[r * n + row] = red[r][0] * SCALE;
 #endif
+float4 int4x4(__global const uchar* p) {
+  const int b0 = p[0], b1 = p[1];
+  return (float4)((float)((b0 & 15) - 8), (float)((b0 >> 4) - 8), (float)((b1 & 15) - 8),
+                  (float)((b1 >> 4) - 8));
+}
+#define AT(j) ((size_t)row * k + (j))
 #define SCALE 1.0f
 __kernel void gemv_fp32(__global const float* W, __global const float* x, __global float* y,
-                        int m, int n, int k) { GEMV_BODY(W[(size_t)row * k + j]) }
+                        int m, int n, int k) {
+  GEMV_BODY4(W[AT(j)], vload4(0, W + AT(j)))
+}
 __kernel void gemv_fp16(__global const half* W, __global const float* x, __global float* y,
-                        int m, int n, int k) { GEMV_BODY(vload_half((size_t)row * k + j, W)) }
+                        int m, int n, int k) {
+  GEMV_BODY4(vload_half(AT(j), W), vload_half4(AT(j) >> 2, W))
+}
 __kernel void gemv_bf16(__global const ushort* W, __global const float* x, __global float* y,
                         int m, int n, int k) {
-  GEMV_BODY(as_float(((uint)W[(size_t)row * k + j]) << 16))
+  GEMV_BODY4(as_float(((uint)W[AT(j)]) << 16), as_float4(convert_uint4(vload4(0, W + AT(j))) << 16))
 }
 #undef SCALE
 #define SCALE scale[row]
 __kernel void gemv_int8(__global const char* W, __global const float* scale,
                         __global const float* x, __global float* y, int m, int n, int k) {
-  GEMV_BODY((float)W[(size_t)row * k + j])
+  GEMV_BODY4((float)W[AT(j)], convert_float4(vload4(0, W + AT(j))))
 }
 // Two weights per byte, low nibble first, stored offset by 8 (0..15 -> -8..7).
 __kernel void gemv_int4(__global const uchar* W, __global const float* scale,
                         __global const float* x, __global float* y, int m, int n, int k) {
-  GEMV_BODY((float)((int)((W[((size_t)row * k + j) / 2] >> ((j & 1) * 4)) & 15) - 8))
+  GEMV_BODY4((float)((int)((W[AT(j) / 2] >> ((j & 1) * 4)) & 15) - 8), int4x4(W + AT(j) / 2))
 }
 )CL";
 
