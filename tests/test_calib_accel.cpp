@@ -126,7 +126,7 @@ TEST_CASE("OpenCL backend: the tiny plan measures cleanly and fits a profile", "
   CHECK(fit->rejected.empty());
 }
 
-TEST_CASE("CUDA backend: plan names its kernels; without a GPU it says why", "[calib]") {
+TEST_CASE("CUDA backend: plan names its kernels and without a GPU it says why", "[calib]") {
   const Backend* b = builtin_registry().find("cuda");
   if (b == nullptr) {
     WARN("CUDA backend not built (INFERCAP_WITH_CUDA=OFF or no nvcc); skipped");

@@ -301,7 +301,7 @@ TEST_CASE("vLLM benchmark_serving: TTFT only at concurrency 1, TPOT as a decode 
                                    catalog()));  // no --hardware
 }
 
-TEST_CASE("vLLM benchmark_latency needs its shape; output_len 1 is a prefill row", "[calib]") {
+TEST_CASE("vLLM benchmark_latency needs its shape and output_len 1 is a prefill row", "[calib]") {
   BenchImportOptions o;
   o.hardware = "h100-sxm";
   o.model = "llama-3-8b";
