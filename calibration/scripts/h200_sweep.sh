@@ -36,6 +36,12 @@ case "${1:-}" in
     mkdir -p "$out"
     export INFERCAP_DATA_DIR=$here/data
     bin=$build/cli/infercap
+    # cuBLAS may come from a CUDA install or from a pip wheel (nvidia-cublas, which PyTorch pulls
+    # in); when the loader cannot find it, look for it once.
+    if ldd "$bin" | grep -q "libcublas.*not found"; then
+      lib=$(find /usr/local /opt /usr/lib / -xdev -name 'libcublasLt.so.13*' 2>/dev/null | head -1)
+      [ -n "$lib" ] && export LD_LIBRARY_PATH=$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    fi
     ok=1
     step() { echo "== $*"; }
     {
