@@ -76,7 +76,7 @@ TEST_CASE("case 1: a CPU server beats a 4-GPU box for latency-tolerant summarisa
   CHECK(box->utilisation_average < cpu.utilisation_average / 2);
 }
 
-TEST_CASE("case 2: a 50-user support bot needs GPUs; CPUs miss the 0.5 s TTFT",
+TEST_CASE("case 2: a 50-user support bot needs GPUs, CPUs miss the 0.5 s TTFT",
           "[golden][solver]") {
   const PlanInputs in = load("support-bot.yaml");
   const Plan plan = run(in);
@@ -179,7 +179,7 @@ TEST_CASE("case 5: a GPU base with the owned CPU servers as a promotion-day buff
   CHECK(plan.recommended.cost.tco_usd < plan.alternatives[0].cost.tco_usd);
 }
 
-TEST_CASE("case 6: 128K-token requests reject the 16 GB T4 for KV memory; 48 GB accepted",
+TEST_CASE("case 6: 128K-token requests reject the 16 GB T4 for KV memory, 48 GB accepted",
           "[golden][solver]") {
   const PlanInputs in = load("long-context.yaml");
   const Plan plan = run(in);

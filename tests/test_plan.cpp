@@ -142,7 +142,7 @@ TEST_CASE("tier shares must sum to one", "[unit][solver]") {
   CHECK(p.diags.format().find("sum to 0.9") != std::string::npos);
 }
 
-TEST_CASE("CNY money is converted at the stated rate; prices can be overridden", "[unit][solver]") {
+TEST_CASE("CNY money is converted at the stated rate, prices can be overridden", "[unit][solver]") {
   std::string t = std::string(kGood) +
                   "constraints:\n  capex_budget_cny: 72000\nprices:\n  cny_per_usd: 7.2\n"
                   "  electricity_cny_per_kwh: 0.72\n  devices:\n    - hardware: l4\n"
