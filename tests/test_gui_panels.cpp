@@ -1,0 +1,173 @@
+// [gui] The real panels drawn in a headless Dear ImGui context (no window, no GL): every tab in
+// normal and failure states, for a few frames each. ImGui's own asserts (enabled in Debian's
+// libimgui) catch unbalanced Begin/End, and ImGui's text log captures what the widgets wrote,
+// so the tests check that the numbers on screen are the view model's.
+#ifdef INFERCAP_HAVE_GUI_PANELS
+
+#include <imgui.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "app.hpp"
+
+using namespace infercap;
+using namespace infercap::gui;
+
+namespace {
+
+class Headless {
+ public:
+  Headless() {
+    ctx_ = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = {1600, 1000};
+    io.DeltaTime = 1.0f / 60.0f;
+    // Logging to the "clipboard" hands the frame's text to this callback at LogFinish().
+    io.ClipboardUserData = &text_;
+    io.SetClipboardTextFn = [](void* user, const char* t) { *static_cast<std::string*>(user) = t; };
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);  // builds the font atlas, as a backend would
+  }
+  ~Headless() { ImGui::DestroyContext(ctx_); }
+  Headless(const Headless&) = delete;
+  Headless& operator=(const Headless&) = delete;
+
+  /// Draws one frame of the whole app; returns the vertices it produced. text() then holds the
+  /// text its widgets wrote.
+  int frame(App& app) {
+    ImGui::NewFrame();
+    ImGui::LogToClipboard();
+    app_draw(app);
+    ImGui::LogFinish();
+    ImGui::Render();
+    return ImGui::GetDrawData()->TotalVtxCount;
+  }
+  int frames(App& app, Tab tab, int n = 3) {
+    app.request_tab = tab;
+    app.tab_requested = true;
+    int v = 0;
+    for (int i = 0; i < n; ++i) v = frame(app);
+    return v;
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  ImGuiContext* ctx_ = nullptr;
+  std::string text_;
+};
+
+App& fresh_app(App& app) {
+  app_init(app, INFERCAP_SOURCE_DIR "/data");
+  return app;
+}
+
+}  // namespace
+
+TEST_CASE("panels: Predict shows the view model's numbers", "[gui]") {
+  Headless ui;
+  App app;
+  fresh_app(app);
+  app.work = Workload{16, 512, 128};
+  CHECK(ui.frames(app, Tab::predict) > 1000);
+  REQUIRE(app.predict.ok);
+  CHECK_FALSE(app.inputs_changed);  // computed once, cached
+  const std::string& t = ui.text();
+  const Prediction& p = app.predict.prediction;
+  CHECK_THAT(t, Catch::Contains(app.predict.title));
+  CHECK_THAT(t, Catch::Contains(fmt_q(p.ttft_s, Dim::seconds)));
+  CHECK_THAT(t, Catch::Contains(fmt_q(p.tpot_s, Dim::seconds)));
+  CHECK_THAT(t, Catch::Contains("fits; at most " + std::to_string(p.memory.max_batch)));
+  CHECK_THAT(t, Catch::Contains("ffn_up"));  // the operator table
+  CHECK_THAT(t, Catch::Contains("weight streaming"));
+
+  // A model that does not fit says so.
+  app.sel.model = "llama-3.1-405b";
+  app.inputs_changed = true;
+  ui.frames(app, Tab::predict, 2);
+  REQUIRE(app.predict.ok);
+  CHECK_FALSE(app.predict.prediction.memory.fits);
+  CHECK_THAT(ui.text(), Catch::Contains("does not fit"));
+
+  // A selection the model cannot run is an error line, not a crash.
+  app.sel.model = "llama-3.1-8b";
+  app.sel.dep.tp = 3;
+  app.inputs_changed = true;
+  ui.frames(app, Tab::predict, 2);
+  CHECK_FALSE(app.predict.ok);
+  CHECK_THAT(ui.text(), Catch::Contains("No prediction: "));
+}
+
+TEST_CASE("panels: Compare lists every picked device, failures included", "[gui]") {
+  Headless ui;
+  App app;
+  fresh_app(app);
+  std::size_t picked = 0;
+  for (bool b : app.compare_pick) picked += b ? 1 : 0;
+  REQUIRE(picked > 0);
+  CHECK(ui.frames(app, Tab::compare) > 1000);
+  CHECK_FALSE(app.compare_dirty);
+  REQUIRE(app.compare_rows.size() == picked);
+  for (const auto& r : app.compare_rows) CHECK_THAT(ui.text(), Catch::Contains(r.hardware));
+  // Sorted by tokens/s, best first, as the table header says.
+  for (std::size_t i = 1; i < app.compare_rows.size(); ++i) {
+    if (app.compare_rows[i].ok) {
+      CHECK(app.compare_rows[i - 1].tokens_per_s >= app.compare_rows[i].tokens_per_s);
+    }
+  }
+  // Nothing picked: a hint instead of an empty table.
+  app.compare_pick.assign(app.compare_pick.size(), false);
+  app.compare_dirty = true;
+  ui.frames(app, Tab::compare, 2);
+  CHECK(app.compare_rows.empty());
+  CHECK_THAT(ui.text(), Catch::Contains("Pick devices on the left."));
+}
+
+TEST_CASE("panels: Plan shows a solved scenario and a failed one", "[gui]") {
+  Headless ui;
+  App app;
+  fresh_app(app);
+  ui.frames(app, Tab::plan, 2);
+  CHECK_THAT(ui.text(), Catch::Contains("Pick a scenario and press Run plan."));
+  REQUIRE(app.plan_job.start(app.catalog, INFERCAP_SOURCE_DIR "/data/examples/bert-npu-fixed.yaml",
+                             app.data_dir));
+  app.plan_job.wait();
+  ui.frames(app, Tab::plan, 3);
+  REQUIRE(app.plan.state == JobState::done);
+  REQUIRE(app.plan.plan.has_value());
+  const Plan& pl = *app.plan.plan;
+  CHECK_THAT(ui.text(), Catch::Contains(pl.feasible ? "Recommended" : "No feasible fleet"));
+  if (!pl.pools.empty() && !pl.pools[0].ranked.empty()) {
+    CHECK(app.plan_pick_pool == 0);  // the best candidate's details open by default
+    CHECK_THAT(ui.text(), Catch::Contains("Candidate details"));
+    CHECK_THAT(ui.text(), Catch::Contains(pl.pools[0].ranked[0].hardware));
+  }
+
+  REQUIRE(app.plan_job.start(app.catalog, INFERCAP_SOURCE_DIR "/data/examples/missing.yaml",
+                             app.data_dir));
+  app.plan_job.wait();
+  ui.frames(app, Tab::plan, 2);
+  CHECK(app.plan.state == JobState::failed);
+  CHECK(app.plan_pick_pool == -1);
+  CHECK_THAT(ui.text(), Catch::Contains(app.plan.error));
+}
+
+TEST_CASE("panels: Catalog lists devices and models and shows diagnostics", "[gui]") {
+  Headless ui;
+  App app;
+  fresh_app(app);
+  ui.frames(app, Tab::catalog, 2);
+  CHECK_THAT(ui.text(), Catch::Contains("h100-sxm"));
+  CHECK_THAT(ui.text(), Catch::Contains("llama-3.1-8b"));
+  // A folder without a catalog: the loader's diagnostic is shown, the app still draws.
+  App empty;
+  app_init(empty, INFERCAP_SOURCE_DIR "/no-such-data-dir");
+  REQUIRE_FALSE(empty.diagnostics.empty());
+  for (Tab t : {Tab::predict, Tab::compare, Tab::plan, Tab::catalog}) ui.frames(empty, t, 2);
+  CHECK_THAT(ui.text(), Catch::Contains(empty.diagnostics.front()));
+  CHECK_FALSE(empty.predict.ok);
+}
+
+#endif
