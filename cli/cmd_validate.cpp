@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
+#include "infercap/spec/profile_io.hpp"
 #include "measurements.hpp"
 #include "output.hpp"
 #include "stack_yaml.hpp"
@@ -32,6 +33,7 @@ struct ValidateArgs {
   std::string write;
   bool cross_validate = false;
   bool summary_only = false;
+  std::vector<std::string> calibrations;  // profiles; each applies to rows of its hardware
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -258,6 +260,19 @@ int run_validate(const ValidateArgs& a) {
     return diags.items().front().line == 0 ? kExitIo : kExitSpec;
   }
   auto rows = map_measurements(raw, catalog);
+  std::vector<CalibrationProfile> profiles;
+  for (const auto& file : a.calibrations) {
+    auto prof = spec::load_profile(file, diags);
+    if (prof) profiles.push_back(*prof);
+  }
+  if (diags.has_errors()) return print_diagnostics(diags);
+  auto profile_for = [&](const HardwareSpec& hw) -> const CalibrationProfile* {
+    for (const auto& prof : profiles) {
+      const HardwareSpec* h = catalog.find_hardware(prof.hardware);
+      if (h != nullptr && h->name == hw.name) return &prof;
+    }
+    return nullptr;
+  };
   if (!a.stack.empty()) {
     if (!catalog.find_stack(a.stack)) {
       diags.error("", 0, 0, "--stack", fmt::format("unknown stack '{}'", a.stack));
@@ -290,7 +305,7 @@ int run_validate(const ValidateArgs& a) {
       unmapped.add({m.row.id, fmt::format("stack '{}' is not in the catalog", m.stack_name)});
       continue;
     }
-    auto p = predict_case(*m.bench, *s);
+    auto p = predict_case(*m.bench, *s, profile_for(m.bench->hardware));
     if (!p) {
       unmapped.add({m.row.id, p.error().message});
       continue;
@@ -351,6 +366,8 @@ Runner register_validate(CLI::App& app) {
   sub->add_flag("--cross-validate", a->cross_validate,
                 "with --fit: leave-one-hardware-out errors");
   sub->add_flag("--summary-only", a->summary_only, "print only the summary and unmapped rows");
+  sub->add_option("--calibration", a->calibrations,
+                  "calibration profile(s); each applies to the rows of the hardware it names");
   return [a] { return run_validate(*a); };
 }
 
