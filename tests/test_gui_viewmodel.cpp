@@ -243,6 +243,9 @@ TEST_CASE("number formatting for the panels", "[gui]") {
   CHECK(fmt_si(0, "x") == "0 x");
   CHECK(fmt_si(92, "") == "92");  // no dangling space before the caller's own unit
   CHECK(fmt_si(15800, "") == "15.8 k");
+  CHECK(fmt_si(1e5, "", 2) == "100 k");  // not "1e+02 k"
+  CHECK(fmt_si(2e5, "USD", 1) == "200 kUSD");
+  CHECK(fmt_si(25, "", 1) == "25");
   CHECK(fmt_si(std::nan(""), "x") == "-");
   CHECK(fmt_q(std::numeric_limits<double>::infinity(), Dim::seconds) == "-");
   CHECK(fmt_q(0.0109, Dim::seconds) == format_quantity(0.0109, Dim::seconds));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app.hpp"
+#include "plot.hpp"
 
 namespace infercap::gui {
 
@@ -155,6 +156,67 @@ void candidate_details(const CandidateRow& r, const PriceBook& b) {
   }
 }
 
+// Feasible candidates of one pool on (TCO, P99 end-to-end latency), the solver's Pareto front
+// joined by a line: the trade-off the ranked table flattens into one order.
+void pareto_chart(const char* id, const PoolResult& pool, const PriceBook& b, float width) {
+  if (pool.ranked.empty()) return;
+  double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+  for (const auto& r : pool.ranked) {
+    const double x = to_currency(r.cost.tco_usd, b.display_currency, b);
+    if (x <= 0 || r.e2e_p99_s <= 0) continue;
+    x0 = std::min(x0, x);
+    x1 = std::max(x1, x);
+    y0 = std::min(y0, r.e2e_p99_s);
+    y1 = std::max(y1, r.e2e_p99_s);
+  }
+  if (x1 <= 0) return;
+  const std::string cur(currency_name(b.display_currency));
+  PlotAxis xa{x0 / 1.3, x1 * 1.3, true, "TCO over the horizon (" + cur + ")",
+              [](double v) { return fmt_si(v, "", 2); }};
+  PlotAxis ya{y0 / 1.3, y1 * 1.3, true, "P99 end-to-end latency",
+              [](double v) { return fmt_q(v, Dim::seconds, 2); }};
+  ImGui::Text("Cost against latency: %zu feasible candidates, Pareto front joined",
+              pool.ranked.size());
+  Plot p;
+  if (!p.begin(id, {width, 240}, xa, ya)) return;
+  const ImU32 class_col[] = {palette::purple, palette::blue, palette::green, palette::orange};
+  const CandidateRow* hover = nullptr;
+  float best = 64.0f;
+  for (const auto& r : pool.ranked) {
+    const double x = to_currency(r.cost.tco_usd, b.display_currency, b);
+    p.marker(x, r.e2e_p99_s, class_col[static_cast<int>(r.hw_class) % 4], Marker::circle, 3.5f);
+    if (p.hovered()) {
+      const ImVec2 s = p.map(x, r.e2e_p99_s), m = p.mouse();
+      const float d = (s.x - m.x) * (s.x - m.x) + (s.y - m.y) * (s.y - m.y);
+      if (d < best) {
+        best = d;
+        hover = &r;
+      }
+    }
+  }
+  std::vector<double> px, py;
+  for (const auto& r : pool.pareto) {
+    px.push_back(to_currency(r.cost.tco_usd, b.display_currency, b));
+    py.push_back(r.e2e_p99_s);
+  }
+  p.line(px, py, palette::yellow, 1.5f);
+  for (std::size_t i = 0; i < px.size(); ++i)
+    p.marker(px[i], py[i], palette::yellow, Marker::diamond, 4.5f);
+  p.end();
+  if (hover != nullptr) {
+    ImGui::SetTooltip("#%d %s, %s, %s, TP %d\n%d devices; TCO %s; P99 E2E %s", hover->rank,
+                      hover->hardware.c_str(), hover->precision.c_str(), hover->stack.c_str(),
+                      hover->tp, hover->devices, money(hover->cost.tco_usd, b).c_str(),
+                      fmt_q(hover->e2e_p99_s, Dim::seconds).c_str());
+  }
+  for (int c = 0; c < kHwClassCount; ++c) {
+    if (c) ImGui::SameLine();
+    legend_item(class_col[c], std::string(hw_class_name(static_cast<HwClass>(c))).c_str());
+  }
+  ImGui::SameLine();
+  legend_item(palette::yellow, "Pareto front");
+}
+
 }  // namespace
 
 void draw_plan_panel(App& app) {
@@ -253,6 +315,8 @@ void draw_plan_panel(App& app) {
           app.plan_pick_ranked = true;
           app.plan_pick_row = c;
         }
+        pareto_chart(("pareto_" + pool.pool.name).c_str(), pool, o.prices,
+                     std::min(700.0f, ImGui::GetContentRegionAvail().x));
         if (app.plan_show_rejected && !pool.rejected.empty()) {
           ImGui::TextDisabled("rejected, with the binding constraint");
           c = ranked_table(("rejected_" + pool.pool.name).c_str(), pool.rejected, o.prices, true,
