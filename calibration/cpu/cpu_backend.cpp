@@ -359,12 +359,6 @@ std::vector<KernelSpec> cpu_kernels() {
   return out;
 }
 
-const KernelSpec* find_kernel(const std::vector<KernelSpec>& ks, const std::string& name) {
-  for (const auto& k : ks)
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
 // The first available kernel of `kind` for weights `w` (preference order of cpu_kernels()).
 std::string best_matmul(const std::vector<KernelSpec>& ks, KernelKind kind, DType w) {
   for (const auto& k : ks)
@@ -498,7 +492,6 @@ Backend make_cpu_backend() {
   b.kernels = cpu_kernels;
   b.plan = cpu_plan;
   b.harness_options = cpu_harness;
-  (void)find_kernel;
   return b;
 }
 
