@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "infercap/spec/prices.hpp"
 #include "infercap_gui/plan_job.hpp"
 #include "infercap_gui/view_model.hpp"
 
@@ -370,4 +371,41 @@ TEST_CASE("the CLI command reproduces the GUI's prediction", "[gui]") {
   cpu.dep.numa = "interleave";
   CHECK_THAT(cli_command(cpu, Workload{}),
              Catch::EndsWith("--threads 32 --smt --numa interleave -b 1 -p 512 -o 128"));
+}
+
+TEST_CASE("compare prices the devices from a price book", "[gui]") {
+  spec::Diagnostics d;
+  auto book = spec::load_prices(INFERCAP_SOURCE_DIR "/data/prices/default.yaml", d);
+  REQUIRE(book.ok());
+  Selection base;
+  base.model = "llama-3.1-70b";
+  const Workload w{8, 512, 128};
+  std::vector<std::string> names;
+  for (const auto& h : catalog().hardware()) names.push_back(h.name);
+  const auto rows = evaluate_compare(catalog(), base, names, w, true, &*book);
+  int priced = 0;
+  for (const auto& r : rows) {
+    if (!r.ok) {
+      CHECK(r.devices_price_usd == 0);
+      continue;
+    }
+    const DevicePricing* dp = book->find(r.hardware);
+    if (dp == nullptr) {
+      CHECK(r.devices_price_usd == 0);
+      CHECK(r.tokens_per_s_per_kusd == 0);
+      continue;
+    }
+    // TP devices bought together: the volume tier for that many, times the count.
+    CHECK(r.devices_price_usd == Approx(dp->unit_price_usd(r.tp) * r.tp));
+    CHECK(r.price_estimate == dp->estimate);
+    if (r.devices_price_usd > 0) {
+      CHECK(r.tokens_per_s_per_kusd == Approx(r.tokens_per_s * 1000.0 / r.devices_price_usd));
+      ++priced;
+    }
+  }
+  CHECK(priced > 0);
+  // Without a book there are no prices at all.
+  for (const auto& r : evaluate_compare(catalog(), base, {"h100-sxm"}, w, true)) {
+    CHECK(r.devices_price_usd == 0);
+  }
 }

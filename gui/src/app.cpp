@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "app.hpp"
+#include "infercap/spec/prices.hpp"
 
 namespace infercap::gui {
 
@@ -33,6 +34,11 @@ void app_init(App& app, const std::string& data_dir) {
   spec::Diagnostics diags;
   app.data_dir = data_dir;
   app.catalog = std::make_shared<const spec::Catalog>(spec::Catalog::load(data_dir, diags));
+  const auto price_file = std::filesystem::path(data_dir) / "prices" / "default.yaml";
+  if (std::filesystem::exists(price_file)) {
+    auto book = spec::load_prices(price_file.string(), diags);
+    if (book) app.prices = std::move(book).value();
+  }
   app.diagnostics = diags.lines();
   app.diagnostic_errors = diags.error_count();
   const auto& cat = *app.catalog;

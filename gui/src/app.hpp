@@ -3,6 +3,7 @@
 // (panel_*.cpp); they read and write App and call the view model (infercap_gui/), never the
 // model's internals. Heavy work (plans) goes through PlanJob's worker thread.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct App {
   std::string data_dir;
   std::vector<std::string> diagnostics;
   std::size_t diagnostic_errors = 0;
+  /// data/prices/default.yaml, for Compare's price columns; absent if it did not load.
+  std::optional<PriceBook> prices;
 
   // Shared by Predict and Compare: the deployment and the request shape.
   Selection sel;

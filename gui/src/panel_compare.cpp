@@ -63,8 +63,8 @@ void draw_compare_panel(App& app) {
     for (std::size_t i = 0; i < hws.size(); ++i) {
       if (app.compare_pick[i]) names.push_back(hws[i].name);
     }
-    app.compare_rows =
-        evaluate_compare(*app.catalog, app.sel, names, app.work, app.compare_auto_tp);
+    app.compare_rows = evaluate_compare(*app.catalog, app.sel, names, app.work, app.compare_auto_tp,
+                                        app.prices ? &*app.prices : nullptr);
     sort_compare(app.compare_rows, app.compare_key, app.compare_descending);
     app.compare_dirty = false;
   }
@@ -85,7 +85,7 @@ void draw_compare_panel(App& app) {
   const float table_h =
       std::min(ImGui::GetContentRegionAvail().y * 0.5f,
                ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(rows.size() + 2));
-  if (ImGui::BeginTable("cmp", 11, flags, {0, table_h})) {
+  if (ImGui::BeginTable("cmp", 13, flags, {0, table_h})) {
     ImGui::TableSetupScrollFreeze(0, 1);
     const ImGuiTableColumnFlags none = ImGuiTableColumnFlags_NoSort;
     ImGui::TableSetupColumn("hardware", 0, 0, static_cast<ImGuiID>(CompareKey::hardware));
@@ -102,6 +102,9 @@ void draw_compare_panel(App& app) {
     ImGui::TableSetupColumn("TDP", none);
     ImGui::TableSetupColumn("tokens/s per W", ImGuiTableColumnFlags_PreferSortDescending, 0,
                             static_cast<ImGuiID>(CompareKey::tokens_per_s_per_w));
+    ImGui::TableSetupColumn("device price", none);
+    ImGui::TableSetupColumn("tokens/s per k USD", ImGuiTableColumnFlags_PreferSortDescending, 0,
+                            static_cast<ImGuiID>(CompareKey::tokens_per_s_per_kusd));
     ImGui::TableHeadersRow();
     if (ImGuiTableSortSpecs* ss = ImGui::TableGetSortSpecs(); ss != nullptr && ss->SpecsDirty) {
       if (ss->SpecsCount > 0) {
@@ -147,21 +150,32 @@ void draw_compare_panel(App& app) {
       ImGui::TextUnformatted(fmt_q(r.power_w, Dim::watts).c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(fmt_si(r.tokens_per_s_per_w, "", 3).c_str());
+      ImGui::TableNextColumn();
+      if (r.devices_price_usd > 0) {
+        ImGui::Text("%s%s USD", r.price_estimate ? "~" : "",
+                    fmt_si(r.devices_price_usd, "", 3).c_str());
+      } else {
+        ImGui::TextDisabled("no price");
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(
+          r.tokens_per_s_per_kusd > 0 ? fmt_si(r.tokens_per_s_per_kusd, "", 3).c_str() : "-");
     }
     ImGui::EndTable();
   }
 
   // Bar charts of the rows that ran and fit, in table order.
   std::vector<std::string> labels;
-  std::vector<double> tps, tpw;
+  std::vector<double> tps, tpw, tpk;
   for (const auto& r : rows) {
     if (!r.ok || !r.fits) continue;
     labels.push_back(r.hardware + (r.tp > 1 ? " x" + std::to_string(r.tp) : ""));
     tps.push_back(r.tokens_per_s);
     tpw.push_back(r.tokens_per_s_per_w);
+    tpk.push_back(r.tokens_per_s_per_kusd);
   }
   ImGui::Spacing();
-  const float w = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) / 2;
+  const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
   ImGui::BeginGroup();
   ImGui::Text("decode tokens/s (batch %d)", app.work.batch);
   hbar_chart(
@@ -173,9 +187,22 @@ void draw_compare_panel(App& app) {
   hbar_chart(
       "##tpw", labels, tpw, palette::green, [](double v) { return fmt_si(v, "", 3); }, w);
   ImGui::EndGroup();
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::Text("tokens/s per 1000 USD of devices");
+  hbar_chart(
+      "##tpk", labels, tpk, palette::orange,
+      [](double v) { return v > 0 ? fmt_si(v, "", 3) : std::string("no price"); }, w);
+  ImGui::EndGroup();
   if (labels.size() < rows.size()) {
     ImGui::TextDisabled(
         "Devices that cannot run the selection or do not fit are left out of the charts.");
+  }
+  if (app.prices) {
+    ImGui::TextDisabled(
+        "Prices: price book '%s' (devices only, no servers; ~ marks estimates). "
+        "TCO with servers, energy and hosting: the Plan tab.",
+        app.prices->name.c_str());
   }
   ImGui::EndChild();
 }

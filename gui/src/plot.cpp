@@ -242,8 +242,10 @@ void hbar_chart(const char* id, const std::vector<std::string>& labels,
     dl->AddText({o.x, y}, text_col, labels[i].c_str());
     const float w = vmax > 0 ? static_cast<float>(values[i] / vmax) * bar_w : 0;
     const bool hi = static_cast<int>(i) == highlight;
-    dl->AddRectFilled({o.x + label_w, y + 1}, {o.x + label_w + w, y + row_h - 3},
-                      hi ? palette::yellow : col, 2.0f);
+    if (w > 0.5f) {
+      dl->AddRectFilled({o.x + label_w, y + 1}, {o.x + label_w + w, y + row_h - 3},
+                        hi ? palette::yellow : col, 2.0f);
+    }
     const std::string v = format(values[i]);
     dl->AddText({o.x + label_w + w + 4, y}, text_col, v.c_str());
   }

@@ -236,7 +236,7 @@ PredictView evaluate_predict(const spec::Catalog& cat, const Selection& sel, con
 
 std::vector<CompareRow> evaluate_compare(const spec::Catalog& cat, const Selection& base,
                                          const std::vector<std::string>& hardware,
-                                         const Workload& w, bool auto_tp) {
+                                         const Workload& w, bool auto_tp, const PriceBook* prices) {
   std::vector<CompareRow> rows;
   rows.reserve(hardware.size());
   for (const auto& name : hardware) {
@@ -270,6 +270,16 @@ std::vector<CompareRow> evaluate_compare(const spec::Catalog& cat, const Selecti
       if (row.fits) break;  // smallest TP that fits; otherwise keep the largest that ran
     }
     if (!row.ok) row.error = last_error;
+    if (row.ok && prices != nullptr) {
+      if (const DevicePricing* dp = prices->find(row.hardware)) {
+        const double devices = row.tp * base.dep.pp;
+        row.devices_price_usd = dp->unit_price_usd(devices) * devices;
+        row.price_estimate = dp->estimate;
+        if (row.devices_price_usd > 0) {
+          row.tokens_per_s_per_kusd = row.tokens_per_s / (row.devices_price_usd / 1000.0);
+        }
+      }
+    }
     rows.push_back(std::move(row));
   }
   return rows;

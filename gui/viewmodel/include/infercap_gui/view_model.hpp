@@ -17,6 +17,7 @@
 #include "infercap/perf.hpp"
 #include "infercap/predict.hpp"
 #include "infercap/spec/catalog.hpp"
+#include "infercap/tco.hpp"
 #include "infercap/units.hpp"
 
 namespace infercap::gui {
@@ -171,23 +172,39 @@ struct CompareRow {
   double tokens_per_s_per_w = 0;
   double memory_bytes = 0;    ///< per device, at the workload
   double capacity_bytes = 0;  ///< per device
+  /// Purchase price of the devices used (unit price at that volume x devices, servers not
+  /// included); 0 when no price book was given or it has no entry for the device.
+  double devices_price_usd = 0;
+  bool price_estimate = false;       ///< the price book marks the entry as an estimate
+  double tokens_per_s_per_kusd = 0;  ///< tokens_per_s per 1000 USD of devices_price_usd
 };
 
 /// The same model, precision flags and workload on each hardware. With `auto_tp` each device
 /// gets the smallest power-of-two TP (up to 8) at which the workload fits; otherwise
 /// `base.dep.tp`. The stack is `base.stack`, or the class default when empty. A device the
 /// selection cannot run on comes back with ok == false and the reason.
+/// `prices` (optional) adds the devices' purchase price and tokens/s per 1000 USD.
 std::vector<CompareRow> evaluate_compare(const spec::Catalog& cat, const Selection& base,
                                          const std::vector<std::string>& hardware,
-                                         const Workload& w, bool auto_tp);
+                                         const Workload& w, bool auto_tp,
+                                         const PriceBook* prices = nullptr);
 
-enum class CompareKey { hardware, tokens_per_s, tokens_per_s_per_w, ttft, tpot, max_batch };
+enum class CompareKey {
+  hardware,
+  tokens_per_s,
+  tokens_per_s_per_w,
+  ttft,
+  tpot,
+  max_batch,
+  tokens_per_s_per_kusd
+};
 /// Stable sort; rows that failed go last whatever the direction.
 void sort_compare(std::vector<CompareRow>& rows, CompareKey key, bool descending);
 
 // ---- Formatting ---------------------------------------------------------------------------
 
-/// "1.23 ms", "15.8 ktokens/s": format_quantity of an SI value with a dash for non-finite or missing values.
+/// "1.23 ms", "15.8 ktokens/s": format_quantity of an SI value with a dash for non-finite or
+/// missing values.
 std::string fmt_q(double value, Dim d, int significant = 3);
 /// Flops and bytes with a decimal prefix: "989 TFLOP/s", "1.61 GB"; a bare count with an empty
 /// unit: "15.8 k", "92".
