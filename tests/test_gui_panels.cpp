@@ -144,6 +144,11 @@ TEST_CASE("panels: Plan shows a solved scenario and a failed one", "[gui]") {
     CHECK_THAT(ui.text(), Catch::Contains("Candidate details"));
     CHECK_THAT(ui.text(), Catch::Contains(pl.pools[0].ranked[0].hardware));
   }
+  if (!pl.pools.empty() && pl.pools[0].ranked.size() >= 2) {
+    CHECK_THAT(ui.text(),
+               Catch::Contains("Cost against latency: " +
+                               std::to_string(pl.pools[0].ranked.size()) + " feasible candidates"));
+  }
 
   REQUIRE(app.plan_job.start(app.catalog, INFERCAP_SOURCE_DIR "/data/examples/missing.yaml",
                              app.data_dir));

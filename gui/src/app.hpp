@@ -45,6 +45,7 @@ struct App {
   // Plan.
   std::vector<ScenarioFile> scenarios;
   int scenario_index = 0;
+  std::string plan_custom_path;  ///< typed path; overrides the list when not empty
   PlanJob plan_job;
   PlanOutcome plan;  ///< the job's last snapshot
   unsigned plan_version = 0;

@@ -159,7 +159,7 @@ void candidate_details(const CandidateRow& r, const PriceBook& b) {
 // Feasible candidates of one pool on (TCO, P99 end-to-end latency), the solver's Pareto front
 // joined by a line: the trade-off the ranked table flattens into one order.
 void pareto_chart(const char* id, const PoolResult& pool, const PriceBook& b, float width) {
-  if (pool.ranked.empty()) return;
+  if (pool.ranked.size() < 2) return;  // one point is no trade-off
   double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
   for (const auto& r : pool.ranked) {
     const double x = to_currency(r.cost.tco_usd, b.display_currency, b);
@@ -240,14 +240,13 @@ void draw_plan_panel(App& app) {
       app.scenario_index = static_cast<int>(i);
     }
   }
-  static std::string custom_path;
   section("Or a scenario file");
   ImGui::SetNextItemWidth(-1);
-  ImGui::InputTextWithHint("##path", "path/to/scenario.yaml", &custom_path);
+  ImGui::InputTextWithHint("##path", "path/to/scenario.yaml", &app.plan_custom_path);
   ImGui::Spacing();
   std::string path;
-  if (!custom_path.empty()) {
-    path = custom_path;
+  if (!app.plan_custom_path.empty()) {
+    path = app.plan_custom_path;
   } else if (app.scenario_index >= 0 &&
              app.scenario_index < static_cast<int>(app.scenarios.size())) {
     path = app.scenarios[static_cast<std::size_t>(app.scenario_index)].path;
