@@ -231,6 +231,18 @@ TEST_CASE("compare rows sort by a key with failures last", "[gui]") {
   sort_compare(rows, CompareKey::tokens_per_s, false);
   CHECK(rows[0].hardware == "a");
   CHECK(rows[3].hardware == "b");
+  // b failed, so its 2 does not count; c has no price (0).
+  for (auto& r : rows) {
+    r.tokens_per_s_per_kusd = r.hardware == "a"   ? 1
+                              : r.hardware == "d" ? 3
+                              : r.hardware == "b" ? 2
+                                                  : 0;
+  }
+  sort_compare(rows, CompareKey::tokens_per_s_per_kusd, true);
+  CHECK(rows[0].hardware == "d");
+  CHECK(rows[1].hardware == "a");
+  CHECK(rows[2].hardware == "c");
+  CHECK(rows[3].hardware == "b");
   sort_compare(rows, CompareKey::hardware, true);
   CHECK(rows[0].hardware == "d");
   CHECK(rows[3].hardware == "b");
@@ -408,4 +420,32 @@ TEST_CASE("compare prices the devices from a price book", "[gui]") {
   for (const auto& r : evaluate_compare(catalog(), base, {"h100-sxm"}, w, true)) {
     CHECK(r.devices_price_usd == 0);
   }
+}
+
+TEST_CASE("context sweep: TPOT and max batch against the context window", "[gui]") {
+  Selection sel;
+  auto perf = make_perf(catalog(), sel);
+  REQUIRE(perf.ok());
+  const ContextSweep s = context_sweep(*perf, 8, 131072, 64);
+  REQUIRE(s.points.size() == 64);
+  CHECK(s.points.front().context_tokens == 128);
+  CHECK(s.points.back().context_tokens == 131072);
+  // 64 points over 128..131072 (2^7..2^17): each step multiplies by 2^(10/63).
+  CHECK(s.points[63 - 0].context_tokens / s.points[62].context_tokens ==
+        Approx(std::pow(2.0, 10.0 / 63)).epsilon(0.01));
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    const auto& p = s.points[i];
+    CHECK(p.step_s == Approx(perf->decode_step_s(8, p.context_tokens)));
+    CHECK(p.max_batch == perf->max_batch(p.context_tokens));
+    if (i > 0) {
+      CHECK(p.context_tokens > s.points[i - 1].context_tokens);
+      // More context: more KV to read, fewer sequences fit.
+      CHECK(p.step_s >= s.points[i - 1].step_s);
+      CHECK(p.max_batch <= s.points[i - 1].max_batch);
+    }
+  }
+  // A window below 128 tokens is one point; bad inputs give none.
+  CHECK(context_sweep(*perf, 8, 100).points.size() == 1);
+  CHECK(context_sweep(*perf, 0, 4096).points.empty());
+  CHECK(context_sweep(*perf, 8, 0).points.empty());
 }

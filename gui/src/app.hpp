@@ -33,6 +33,7 @@ struct App {
   int sweep_max_batch = 256;
   float tpot_target_ms = 25.0f;  ///< reading aid on the sweep: best batch within this TPOT
   bool ops_show_prefill = false;
+  bool sweep_context = false;  ///< the sweep chart shows context instead of batch
 
   // Compare.
   std::vector<bool> compare_pick;  ///< parallel to catalog->hardware()

@@ -2,7 +2,7 @@
 //
 //   infercap-gui [--data DIR] [--tab predict|compare|plan|catalog] [--model M] [--hardware H]
 //                [--stack S] [--weights/--kv/--tp/... as infercap predict] [--batch B]
-//                [--prompt P] [--output O] [--scenario NAME] [--size WxH]
+//                [--prompt P] [--output O] [--sweep batch|context] [--scenario NAME] [--size WxH]
 //                [--screenshot out.png [--frames N]]
 //
 // With --screenshot the window is hidden, a few frames are rendered (after any --scenario plan
@@ -79,8 +79,10 @@ int main(int argc, char** argv) {
   cli.add_option("--output,-o", output, "initial output tokens")->check(CLI::PositiveNumber);
   cli.add_option("--scenario", scenario,
                  "plan this scenario (name in data/examples or a path) at start");
-  std::string stack;
+  std::string stack, sweep = "batch";
   cli::DeploymentFlags dep;
+  cli.add_option("--sweep", sweep, "Predict's sweep chart: batch | context")
+      ->check(CLI::IsMember({"batch", "context"}));
   cli.add_option("--stack,-s", stack, "initial serving stack (default: per hardware class)");
   cli::add_deployment_flags(cli, dep);  // the same --weights/--tp/... as `infercap predict`
   try {
@@ -122,6 +124,7 @@ int main(int argc, char** argv) {
     app.sel.dep = dep;
   }
   if (batch > 0) app.work.batch = batch;
+  app.sweep_context = sweep == "context";
   if (prompt > 0) app.work.prompt_tokens = prompt;
   if (output > 0) app.work.output_tokens = output;
   app.request_tab = tab == "compare"   ? gui::Tab::compare

@@ -168,6 +168,61 @@ void draw_sweep(const PredictView& v, int current_batch, double tpot_target_s, f
   }
 }
 
+// TPOT (left) and the largest batch that fits (right, log) as the context grows to the model's
+// window, at the current batch.
+void draw_context_sweep(const PredictView& v, double current_context, float width, float height) {
+  const ContextSweep& s = v.context;
+  if (s.points.size() < 2) {
+    ImGui::TextDisabled("The model's window is too short for a context sweep.");
+    return;
+  }
+  std::vector<double> xs, tpot, mb;
+  double tmax = 0, bmax = 1;
+  for (const auto& p : s.points) {
+    xs.push_back(p.context_tokens);
+    tpot.push_back(p.step_s);
+    mb.push_back(std::max(1, p.max_batch));
+    tmax = std::max(tmax, p.step_s);
+    bmax = std::max(bmax, static_cast<double>(p.max_batch));
+  }
+  PlotAxis x{xs.front(), xs.back(), true, "context (tokens)",
+             [](double d) { return fmt_si(d, "", 3); }};
+  PlotAxis y{0, tmax * 1.1, false, "TPOT", [](double d) { return fmt_q(d, Dim::seconds, 2); }};
+  PlotAxis y2{1, std::pow(10.0, std::ceil(std::log10(bmax * 1.2))), true, "max batch",
+              [](double d) { return fmt_si(d, "", 3); }};
+  Plot p;
+  if (p.begin("##ctx", {width, height}, x, y, &y2)) {
+    p.line(xs, tpot, palette::orange, 2.5f);
+    p.line(xs, mb, palette::purple, 2.0f, true);
+    if (current_context >= xs.front() && current_context <= xs.back()) {
+      p.vline(current_context, palette::yellow, "prompt + output", true);
+    }
+    // Contexts where not even one sequence fits.
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      if (s.points[i].max_batch < 1) {
+        p.shade_x(s.points[i].context_tokens, xs.back(), IM_COL32(240, 90, 90, 40));
+        break;
+      }
+    }
+    p.end();
+    if (p.hovered()) {
+      const double c = p.unmap_x(p.mouse().x);
+      const ContextPoint* near = &s.points.front();
+      for (const auto& cp : s.points) {
+        if (std::fabs(std::log(cp.context_tokens / c)) <
+            std::fabs(std::log(near->context_tokens / c)))
+          near = &cp;
+      }
+      ImGui::SetTooltip("context %.0f\nTPOT %s at batch %d\nat most %d sequences fit",
+                        near->context_tokens, fmt_q(near->step_s, Dim::seconds).c_str(), s.batch,
+                        near->max_batch);
+    }
+  }
+  legend_item(palette::orange, "TPOT (left)");
+  ImGui::SameLine();
+  legend_item(palette::purple, "max batch that fits (right, log)");
+}
+
 void draw_ops_table(const App& app) {
   const Prediction& pr = app.predict.prediction;
   const StepBreakdown& b = app.ops_show_prefill ? pr.prefill : pr.decode;
@@ -350,24 +405,34 @@ void draw_predict_panel(App& app) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("sweep_chart", {w, chart_h}, false, no_scroll);
-  ImGui::Text("Decode batch sweep, batch 1 to");
+  if (ImGui::RadioButton("batch sweep", !app.sweep_context)) app.sweep_context = false;
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(70);
-  const char* ranges[] = {"64", "256", "1024"};
-  int ri = app.sweep_max_batch == 64 ? 0 : app.sweep_max_batch == 1024 ? 2 : 1;
-  if (ImGui::Combo("##range", &ri, ranges, 3)) {
-    app.sweep_max_batch = ri == 0 ? 64 : ri == 2 ? 1024 : 256;
-    app.inputs_changed = true;  // recomputed next frame
-  }
-  draw_sweep(v, app.work.batch, app.tpot_target_ms * 1e-3, w, h);
-  ImGui::SetNextItemWidth(110);
-  ImGui::DragFloat("TPOT target", &app.tpot_target_ms, 0.5f, 1.0f, 2000.0f, "%.0f ms");
-  ImGui::SameLine();
-  if (const SweepPoint* best = best_within_tpot(v.sweep, app.tpot_target_ms * 1e-3)) {
-    ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "best within it: batch %d, %s tok/s",
-                       best->batch, fmt_si(best->tokens_per_s, "", 3).c_str());
+  if (ImGui::RadioButton("context sweep", app.sweep_context)) app.sweep_context = true;
+  if (app.sweep_context) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("at batch %d", app.work.batch);
+    draw_context_sweep(v, app.work.prompt_tokens + app.work.output_tokens, w, h);
   } else {
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "no batch that fits meets it");
+    ImGui::SameLine();
+    ImGui::TextDisabled("1 to");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(70);
+    const char* ranges[] = {"64", "256", "1024"};
+    int ri = app.sweep_max_batch == 64 ? 0 : app.sweep_max_batch == 1024 ? 2 : 1;
+    if (ImGui::Combo("##range", &ri, ranges, 3)) {
+      app.sweep_max_batch = ri == 0 ? 64 : ri == 2 ? 1024 : 256;
+      app.inputs_changed = true;  // recomputed next frame
+    }
+    draw_sweep(v, app.work.batch, app.tpot_target_ms * 1e-3, w, h);
+    ImGui::SetNextItemWidth(110);
+    ImGui::DragFloat("TPOT target", &app.tpot_target_ms, 0.5f, 1.0f, 2000.0f, "%.0f ms");
+    ImGui::SameLine();
+    if (const SweepPoint* best = best_within_tpot(v.sweep, app.tpot_target_ms * 1e-3)) {
+      ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "best within it: batch %d, %s tok/s",
+                         best->batch, fmt_si(best->tokens_per_s, "", 3).c_str());
+    } else {
+      ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "no batch that fits meets it");
+    }
   }
   ImGui::EndChild();
 

@@ -191,6 +191,22 @@ std::string cli_command(const Selection& sel, const Workload& w) {
   return c;
 }
 
+ContextSweep context_sweep(const PerfModel& perf, int batch, double max_context, int n) {
+  ContextSweep s;
+  s.batch = batch;
+  if (max_context < 1 || batch < 1) return s;
+  const double lo = std::min(128.0, max_context);
+  const int count = max_context > lo ? std::max(2, n) : 1;
+  for (int i = 0; i < count; ++i) {
+    // Geometric steps; the last point is exactly the window.
+    const double f = count > 1 ? static_cast<double>(i) / (count - 1) : 0.0;
+    const double ctx =
+        i == count - 1 ? max_context : std::round(lo * std::pow(max_context / lo, f));
+    s.points.push_back({ctx, perf.decode_step_s(batch, ctx), perf.max_batch(ctx)});
+  }
+  return s;
+}
+
 // ---- Memory -------------------------------------------------------------------------------
 
 std::vector<MemorySegment> memory_segments(const MemoryReport& m) {
@@ -228,6 +244,9 @@ PredictView evaluate_predict(const spec::Catalog& cat, const Selection& sel, con
   // The sweep is taken at the same mean decode context as TPOT: prompt + output / 2.
   v.sweep = batch_sweep(pm, w.prompt_tokens + w.output_tokens / 2.0,
                         w.prompt_tokens + w.output_tokens, max_sweep_batch);
+  const double window = pm.model().max_context > 0 ? static_cast<double>(pm.model().max_context)
+                                                   : w.prompt_tokens + w.output_tokens;
+  v.context = context_sweep(pm, w.batch, window);
   v.ok = true;
   return v;
 }
@@ -298,6 +317,8 @@ void sort_compare(std::vector<CompareRow>& rows, CompareKey key, bool descending
         return r.tpot_s;
       case CompareKey::max_batch:
         return r.max_batch;
+      case CompareKey::tokens_per_s_per_kusd:
+        return r.tokens_per_s_per_kusd;
       case CompareKey::hardware:
         return 0;
     }

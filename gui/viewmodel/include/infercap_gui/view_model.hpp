@@ -4,10 +4,10 @@
 // numbers on screen are the numbers the [gui] tests check. Units follow the core: SI inside,
 // suffixes in field names.
 //
-// Cost per frame: evaluate_predict builds one PerfModel (a few microseconds), one prediction with
-// breakdowns and a 256-point decode sweep (~100 ns a point); evaluate_compare does the same per
-// device without the sweep. Both are cheap enough to rerun every frame; panels still cache on
-// input changes. Plans are not: they run on PlanJob's worker thread.
+// Cost (bench/bench_gui.cpp): evaluate_predict, with its PerfModel, breakdowns, roofline and
+// 256-point batch and 64-point context sweeps, takes about 50 us; evaluate_compare over nine
+// devices with the auto-TP search about 0.5 ms. Cheap enough for every frame; panels still
+// recompute only on input changes. Plans are not: they run on PlanJob's worker thread.
 #include <array>
 #include <string>
 #include <string_view>
@@ -126,6 +126,21 @@ std::array<double, 5> time_by_bound(const StepBreakdown& b);
 /// found in the GUI can be pasted into a terminal or a report.
 std::string cli_command(const Selection& sel, const Workload& w);
 
+/// Decode at a fixed batch as the context grows: what long prompts do to TPOT and to how many
+/// sequences fit.
+struct ContextPoint {
+  double context_tokens = 0;
+  double step_s = 0;  ///< decode step at `batch` sequences of this context
+  int max_batch = 0;  ///< sequences of this context whose KV cache fits
+};
+struct ContextSweep {
+  int batch = 1;
+  std::vector<ContextPoint> points;  ///< log-spaced from 128 (or less) to the model's window
+};
+/// `n` log-spaced contexts from min(128, max_context) to `max_context` inclusive (n >= 2; a
+/// window of one size gives one point).
+ContextSweep context_sweep(const PerfModel& perf, int batch, double max_context, int n = 64);
+
 // ---- Memory -------------------------------------------------------------------------------
 
 /// The memory bar's segments, per device, in the order drawn.
@@ -149,6 +164,7 @@ struct PredictView {
   double power_w = 0;  ///< nameplate board power of the devices used (TDP x devices)
   RooflineChart roofline;
   BatchSweep sweep;
+  ContextSweep context;
 };
 
 PredictView evaluate_predict(const spec::Catalog& cat, const Selection& sel, const Workload& w,
