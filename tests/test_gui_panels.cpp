@@ -59,6 +59,10 @@ class Headless {
   std::string text_;
 };
 
+int64_t catalog_model_window(const App& app) {
+  return app.catalog->find_model(app.sel.model)->max_context;
+}
+
 App& fresh_app(App& app) {
   app_init(app, INFERCAP_SOURCE_DIR "/data");
   return app;
@@ -82,6 +86,15 @@ TEST_CASE("panels: Predict shows the view model's numbers", "[gui]") {
   CHECK_THAT(t, Catch::Contains("fits; at most " + std::to_string(p.memory.max_batch)));
   CHECK_THAT(t, Catch::Contains("ffn_up"));  // the operator table
   CHECK_THAT(t, Catch::Contains("weight streaming"));
+
+  // The context sweep instead of the batch sweep: computed with the view, up to the window.
+  app.sweep_context = true;
+  ui.frames(app, Tab::predict, 2);
+  REQUIRE(app.predict.context.points.size() == 64);
+  CHECK(app.predict.context.points.back().context_tokens ==
+        static_cast<double>(catalog_model_window(app)));
+  CHECK_THAT(ui.text(), Catch::Contains("at batch 16"));
+  app.sweep_context = false;
 
   // A model that does not fit says so.
   app.sel.model = "llama-3.1-405b";
