@@ -24,16 +24,15 @@ struct CatalogArgs {
 ResultTable models_table(const spec::Catalog& c) {
   ResultTable t;
   t.title = "models";
-  t.columns = {{"name", Dim::dimensionless},       {"params", Dim::dimensionless},
+  t.columns = {{"name", Dim::dimensionless},          {"params", Dim::dimensionless},
                {"active_params", Dim::dimensionless}, {"layers", Dim::dimensionless},
-               {"hidden", Dim::dimensionless},     {"heads", Dim::dimensionless},
-               {"kv_heads", Dim::dimensionless},   {"kv_bytes_per_token_bf16", Dim::bytes},
-               {"max_context", Dim::dimensionless}, {"aliases", Dim::dimensionless}};
+               {"hidden", Dim::dimensionless},        {"heads", Dim::dimensionless},
+               {"kv_heads", Dim::dimensionless},      {"kv_bytes_per_token_bf16", Dim::bytes},
+               {"max_context", Dim::dimensionless},   {"aliases", Dim::dimensionless}};
   for (const auto& m : c.models()) {
     t.add({m.name, total_params(m), active_params(m), static_cast<long long>(m.layers),
            static_cast<long long>(m.hidden), static_cast<long long>(m.heads),
-           static_cast<long long>(m.kv_heads),
-           kv_elements_per_token_per_layer(m) * m.layers * 2.0,
+           static_cast<long long>(m.kv_heads), kv_elements_per_token_per_layer(m) * m.layers * 2.0,
            static_cast<long long>(m.max_context), fmt::format("{}", fmt::join(m.aliases, "; "))});
   }
   return t;
@@ -42,12 +41,15 @@ ResultTable models_table(const spec::Catalog& c) {
 ResultTable hardware_table(const spec::Catalog& c) {
   ResultTable t;
   t.title = "hardware (one device; CPUs: one socket)";
-  t.columns = {{"name", Dim::dimensionless},       {"class", Dim::dimensionless},
-               {"vendor", Dim::dimensionless},     {"memory_bytes", Dim::bytes},
+  t.columns = {{"name", Dim::dimensionless},
+               {"class", Dim::dimensionless},
+               {"vendor", Dim::dimensionless},
+               {"memory_bytes", Dim::bytes},
                {"memory_bandwidth_bytes_per_s", Dim::bytes_per_s},
                {"bf16_dense_flops_per_s", Dim::flops_per_s},
                {"int8_dense_flops_per_s", Dim::flops_per_s},
-               {"tdp_w", Dim::watts},              {"devices_per_server", Dim::dimensionless}};
+               {"tdp_w", Dim::watts},
+               {"devices_per_server", Dim::dimensionless}};
   for (const auto& h : c.hardware()) {
     double bf16 = at(h.dense_flops_per_s, ComputeType::bf16);
     if (bf16 <= 0) bf16 = at(h.dense_flops_per_s, ComputeType::fp16);
@@ -64,7 +66,8 @@ ResultTable hardware_table(const spec::Catalog& c) {
 ResultTable stacks_table(const spec::Catalog& c) {
   ResultTable t;
   t.title = "stacks";
-  t.columns = {{"name", Dim::dimensionless}, {"classes", Dim::dimensionless},
+  t.columns = {{"name", Dim::dimensionless},
+               {"classes", Dim::dimensionless},
                {"description", Dim::dimensionless}};
   for (const auto& s : c.stacks()) {
     std::vector<std::string> classes;
@@ -81,8 +84,10 @@ ResultTable stacks_table(const spec::Catalog& c) {
 ResultTable sources_table(const std::vector<SourceRef>& sources) {
   ResultTable t;
   t.title = "sources";
-  t.columns = {{"fields", Dim::dimensionless}, {"ref", Dim::dimensionless},
-               {"date", Dim::dimensionless}, {"note", Dim::dimensionless}};
+  t.columns = {{"fields", Dim::dimensionless},
+               {"ref", Dim::dimensionless},
+               {"date", Dim::dimensionless},
+               {"note", Dim::dimensionless}};
   for (const auto& s : sources) {
     t.add({fmt::format("{}", fmt::join(s.fields, " ")), s.ref, s.date, s.note});
   }
@@ -92,11 +97,15 @@ ResultTable sources_table(const std::vector<SourceRef>& sources) {
 int run_catalog(const CatalogArgs& a) {
   spec::Diagnostics diags;
   const auto f = parse_format(a.format);
-  if (!f) diags.error("", 0, 0, "--format", fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  if (!f)
+    diags.error("", 0, 0, "--format",
+                fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
   if (a.action != "list" && a.action != "show") {
-    diags.error("", 0, 0, "action", fmt::format("expected 'list' or 'show NAME', found '{}'", a.action));
+    diags.error("", 0, 0, "action",
+                fmt::format("expected 'list' or 'show NAME', found '{}'", a.action));
   }
-  if (a.action == "show" && a.name.empty()) diags.error("", 0, 0, "NAME", "expected a name to show");
+  if (a.action == "show" && a.name.empty())
+    diags.error("", 0, 0, "NAME", "expected a name to show");
   if (diags.has_errors()) return print_diagnostics(diags);
   auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);
   if (diags.has_errors()) return print_diagnostics(diags);
@@ -144,8 +153,8 @@ int run_catalog(const CatalogArgs& a) {
     return kExitOk;
   }
   std::vector<std::string> near;
-  for (const auto& v : {catalog.near_models(a.name), catalog.near_hardware(a.name),
-                        catalog.near_stacks(a.name)}) {
+  for (const auto& v :
+       {catalog.near_models(a.name), catalog.near_hardware(a.name), catalog.near_stacks(a.name)}) {
     near.insert(near.end(), v.begin(), v.end());
   }
   diags.error("", 0, 0, "NAME", fmt::format("unknown catalog entry '{}'", a.name),

@@ -30,10 +30,15 @@ struct PredictArgs {
 int run_predict(const PredictArgs& a) {
   spec::Diagnostics diags;
   const auto fmt_opt = parse_format(a.format);
-  if (!fmt_opt) diags.error("", 0, 0, "--format", fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
-  if (a.batch < 1) diags.error("", 0, 0, "--batch", fmt::format("expected a positive integer, found {}", a.batch));
-  if (a.prompt < 1) diags.error("", 0, 0, "--prompt", fmt::format("expected at least 1 token, found {}", a.prompt));
-  if (a.output < 1) diags.error("", 0, 0, "--output", fmt::format("expected at least 1 token, found {}", a.output));
+  if (!fmt_opt)
+    diags.error("", 0, 0, "--format",
+                fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  if (a.batch < 1)
+    diags.error("", 0, 0, "--batch", fmt::format("expected a positive integer, found {}", a.batch));
+  if (a.prompt < 1)
+    diags.error("", 0, 0, "--prompt", fmt::format("expected at least 1 token, found {}", a.prompt));
+  if (a.output < 1)
+    diags.error("", 0, 0, "--output", fmt::format("expected at least 1 token, found {}", a.output));
   auto dep = make_deployment(a.dep, diags);
   if (diags.has_errors()) return print_diagnostics(diags);
 
@@ -41,7 +46,8 @@ int run_predict(const PredictArgs& a) {
   auto model = catalog.resolve_model(a.model, diags);
   auto hw = catalog.resolve_hardware(a.hardware, diags);
   if (!model || !hw) return print_diagnostics(diags);
-  auto stack = catalog.resolve_stack(a.stack.empty() ? default_stack_for(hw->hw_class) : a.stack, diags);
+  auto stack =
+      catalog.resolve_stack(a.stack.empty() ? default_stack_for(hw->hw_class) : a.stack, diags);
   std::optional<CalibrationProfile> profile;
   if (!a.calibration.empty()) {
     auto p = spec::load_profile(a.calibration, diags);
@@ -60,13 +66,14 @@ int run_predict(const PredictArgs& a) {
   if (!p.memory.fits) {
     const auto& m = p.memory;
     auto b = [](double v) { return format_quantity(v, Dim::bytes); };
-    fmt::print(stderr,
-               "infercap predict: does not fit: {} needs {} per device (weights {}, KV cache {} for "
-               "{} x {} tokens, activations {}, reserve {}); {} has {}. At this context at most {} "
-               "sequences fit.\n",
-               model->name, b(m.total_bytes), b(m.weights_bytes), b(m.kv_bytes), a.batch,
-               a.prompt + a.output, b(m.activation_bytes), b(m.reserve_bytes), hw->name,
-               b(m.capacity_bytes), m.max_batch);
+    fmt::print(
+        stderr,
+        "infercap predict: does not fit: {} needs {} per device (weights {}, KV cache {} for "
+        "{} x {} tokens, activations {}, reserve {}); {} has {}. At this context at most {} "
+        "sequences fit.\n",
+        model->name, b(m.total_bytes), b(m.weights_bytes), b(m.kv_bytes), a.batch,
+        a.prompt + a.output, b(m.activation_bytes), b(m.reserve_bytes), hw->name,
+        b(m.capacity_bytes), m.max_batch);
     return kExitInfeasible;
   }
   return kExitOk;
@@ -76,14 +83,18 @@ int run_predict(const PredictArgs& a) {
 
 Runner register_predict(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
-  auto* sub = app.add_subcommand("predict", "Predict prefill (TTFT) and decode (TPOT) per operator");
+  auto* sub =
+      app.add_subcommand("predict", "Predict prefill (TTFT) and decode (TPOT) per operator");
   sub->add_option("--model,-m", args->model, "catalog name or YAML file")->capture_default_str();
-  sub->add_option("--hardware,-H", args->hardware, "catalog name or YAML file")->capture_default_str();
+  sub->add_option("--hardware,-H", args->hardware, "catalog name or YAML file")
+      ->capture_default_str();
   sub->add_option("--stack,-s", args->stack, "serving stack (default: per hardware class)");
-  sub->add_option("--calibration", args->calibration, "calibration profile YAML (infercap calibrate)");
+  sub->add_option("--calibration", args->calibration,
+                  "calibration profile YAML (infercap calibrate)");
   sub->add_option("--batch,-b", args->batch, "concurrent sequences")->capture_default_str();
   sub->add_option("--prompt,-p", args->prompt, "prompt tokens per sequence")->capture_default_str();
-  sub->add_option("--output,-o", args->output, "generated tokens per sequence")->capture_default_str();
+  sub->add_option("--output,-o", args->output, "generated tokens per sequence")
+      ->capture_default_str();
   sub->add_option("--format,-f", args->format, kFormatHelp)->capture_default_str();
   sub->add_option("--data", args->data, "catalog folder (default: INFERCAP_DATA_DIR or built-in)");
   add_deployment_flags(*sub, args->dep);

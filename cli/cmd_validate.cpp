@@ -143,9 +143,12 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
   }
   ResultTable t;
   t.title = fmt::format("fit of stack '{}'", base->name);
-  t.columns = {{"class", Dim::dimensionless},     {"parameter", Dim::dimensionless},
-               {"value", Dim::dimensionless},     {"ci95_low", Dim::dimensionless},
-               {"ci95_high", Dim::dimensionless}, {"rows", Dim::dimensionless},
+  t.columns = {{"class", Dim::dimensionless},
+               {"parameter", Dim::dimensionless},
+               {"value", Dim::dimensionless},
+               {"ci95_low", Dim::dimensionless},
+               {"ci95_high", Dim::dimensionless},
+               {"rows", Dim::dimensionless},
                {"rms_log_error_before", Dim::dimensionless},
                {"rms_log_error_after", Dim::dimensionless}};
   std::vector<std::string> notes;
@@ -155,7 +158,8 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
     const auto params = params_for(cls, fitted.for_class(cls), cases);
     auto r = fit_stack(fitted, cls, cases, params);
     if (!r) {
-      diags.error("", 0, 0, "--fit", fmt::format("{} rows: {}", hw_class_name(cls), r.error().message));
+      diags.error("", 0, 0, "--fit",
+                  fmt::format("{} rows: {}", hw_class_name(cls), r.error().message));
       return print_diagnostics(diags);
     }
     fitted = r->stack;
@@ -193,15 +197,17 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
           auto p = predict_case(c, cv->stack);
           if (!p) continue;
           const double e = std::fabs(*p / c.measured - 1);
-          (c.metric == BenchMetric::generation_tokens_per_s ? errs_decode : errs_prefill).push_back(e);
+          (c.metric == BenchMetric::generation_tokens_per_s ? errs_decode : errs_prefill)
+              .push_back(e);
         }
       }
-      notes.push_back(fmt::format(
-          "{}: leave-one-hardware-out over {} devices: decode median |error| {:.1f}% (p90 {:.1f}%), "
-          "prefill median |error| {:.1f}% (p90 {:.1f}%)",
-          hw_class_name(cls), devices.size(), 100 * percentile(errs_decode, 0.5),
-          100 * percentile(errs_decode, 0.9), 100 * percentile(errs_prefill, 0.5),
-          100 * percentile(errs_prefill, 0.9)));
+      notes.push_back(
+          fmt::format("{}: leave-one-hardware-out over {} devices: decode median |error| {:.1f}% "
+                      "(p90 {:.1f}%), "
+                      "prefill median |error| {:.1f}% (p90 {:.1f}%)",
+                      hw_class_name(cls), devices.size(), 100 * percentile(errs_decode, 0.5),
+                      100 * percentile(errs_decode, 0.9), 100 * percentile(errs_prefill, 0.5),
+                      100 * percentile(errs_prefill, 0.9)));
     }
   }
   fmt::print("{}", render(t, f));
@@ -245,7 +251,9 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
 int run_validate(const ValidateArgs& a) {
   spec::Diagnostics diags;
   const auto f = parse_format(a.format);
-  if (!f) diags.error("", 0, 0, "--format", fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  if (!f)
+    diags.error("", 0, 0, "--format",
+                fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
   if (a.files.empty()) diags.error("", 0, 0, "--measurements", "expected at least one CSV file");
   if (diags.has_errors()) return print_diagnostics(diags);
   auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);
@@ -284,11 +292,16 @@ int run_validate(const ValidateArgs& a) {
 
   ResultTable t;
   t.title = "predicted vs measured";
-  t.columns = {{"id", Dim::dimensionless},          {"hardware", Dim::dimensionless},
-               {"devices", Dim::dimensionless},     {"model", Dim::dimensionless},
-               {"precision", Dim::dimensionless},   {"metric", Dim::dimensionless},
-               {"stack", Dim::dimensionless},       {"measured", Dim::dimensionless},
-               {"predicted", Dim::dimensionless},   {"error", Dim::dimensionless},
+  t.columns = {{"id", Dim::dimensionless},
+               {"hardware", Dim::dimensionless},
+               {"devices", Dim::dimensionless},
+               {"model", Dim::dimensionless},
+               {"precision", Dim::dimensionless},
+               {"metric", Dim::dimensionless},
+               {"stack", Dim::dimensionless},
+               {"measured", Dim::dimensionless},
+               {"predicted", Dim::dimensionless},
+               {"error", Dim::dimensionless},
                {"implied_bandwidth_bytes_per_s", Dim::bytes_per_s},
                {"implied_fraction_of_peak_bandwidth", Dim::dimensionless}};
   ResultTable unmapped;
@@ -363,8 +376,7 @@ Runner register_validate(CLI::App& app) {
   sub->add_option("--data", a->data, "catalog folder");
   sub->add_option("--fit", a->fit, "fit this stack's parameters to the rows that ran on it");
   sub->add_option("--write", a->write, "with --fit: write the fitted stack YAML here");
-  sub->add_flag("--cross-validate", a->cross_validate,
-                "with --fit: leave-one-hardware-out errors");
+  sub->add_flag("--cross-validate", a->cross_validate, "with --fit: leave-one-hardware-out errors");
   sub->add_flag("--summary-only", a->summary_only, "print only the summary and unmapped rows");
   sub->add_option("--calibration", a->calibrations,
                   "calibration profile(s); each applies to the rows of the hardware it names");

@@ -107,9 +107,11 @@ std::string default_stack_for(HwClass c) {
   // FPGAs run their vendor toolchains.
   switch (c) {
     case HwClass::cpu:
-    case HwClass::gpu: return "llama.cpp";
+    case HwClass::gpu:
+      return "llama.cpp";
     case HwClass::npu:
-    case HwClass::fpga: return "vendor-sdk";
+    case HwClass::fpga:
+      return "vendor-sdk";
   }
   return "ideal";
 }

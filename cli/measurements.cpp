@@ -49,10 +49,10 @@ std::string lower(std::string s) {
   return s;
 }
 
-const std::vector<std::string> kColumns{"id",        "source",     "hardware", "hw_count",
-                                        "mem_bw_gbs", "model",     "params_b", "precision",
-                                        "input_len", "output_len", "batch",    "metric",
-                                        "value",     "unit",       "stack",    "notes"};
+const std::vector<std::string> kColumns{"id",         "source",     "hardware", "hw_count",
+                                        "mem_bw_gbs", "model",      "params_b", "precision",
+                                        "input_len",  "output_len", "batch",    "metric",
+                                        "value",      "unit",       "stack",    "notes"};
 
 }  // namespace
 
@@ -94,7 +94,8 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
       const std::string s = get(c);
       if (s.empty()) {
         if (required) {
-          diags.error(path, lineno, static_cast<int>(col[c]) + 1, c, "expected a number, found an empty cell");
+          diags.error(path, lineno, static_cast<int>(col[c]) + 1, c,
+                      "expected a number, found an empty cell");
           ok = false;
         }
         return;
@@ -212,7 +213,8 @@ std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
       std::string why;
       m.stack_name = stack_for_row(r, catalog, hw->hw_class, &why);
       // llama.cpp's 8-bit format is Q8_0 (int8 blocks with an fp16 scale per 32 weights).
-      if (m.stack_name.rfind("llama.cpp", 0) == 0 && c.deployment.precision.weights == DType::int8) {
+      if (m.stack_name.rfind("llama.cpp", 0) == 0 &&
+          c.deployment.precision.weights == DType::int8) {
         c.deployment.precision.weights = DType::q8_0;
       }
       m.bench = std::move(c);

@@ -77,7 +77,8 @@ nlohmann::json ResultTable::to_json() const {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& r : rows) {
     nlohmann::json o = nlohmann::json::object();
-    for (size_t i = 0; i < columns.size() && i < r.size(); ++i) o[columns[i].name] = cell_json(r[i]);
+    for (size_t i = 0; i < columns.size() && i < r.size(); ++i)
+      o[columns[i].name] = cell_json(r[i]);
     arr.push_back(std::move(o));
   }
   return arr;
@@ -86,7 +87,8 @@ nlohmann::json ResultTable::to_json() const {
 std::string render(const ResultTable& t, Format f) {
   std::string out;
   switch (f) {
-    case Format::json: return t.to_json().dump(2) + "\n";
+    case Format::json:
+      return t.to_json().dump(2) + "\n";
     case Format::csv: {
       for (size_t i = 0; i < t.columns.size(); ++i) {
         out += (i ? "," : "") + csv_escape(t.columns[i].name);
@@ -107,7 +109,8 @@ std::string render(const ResultTable& t, Format f) {
       out += "\n";
       for (const auto& r : t.rows) {
         out += "|";
-        for (size_t i = 0; i < r.size(); ++i) out += " " + render_cell_human(r[i], t.columns[i].dim) + " |";
+        for (size_t i = 0; i < r.size(); ++i)
+          out += " " + render_cell_human(r[i], t.columns[i].dim) + " |";
         out += "\n";
       }
       return out;
@@ -130,7 +133,8 @@ std::string render(const ResultTable& t, Format f) {
       }
       out += "\n";
       for (const auto& line : cells) {
-        for (size_t i = 0; i < line.size(); ++i) out += fmt::format("{:<{}}", line[i], width[i] + 2);
+        for (size_t i = 0; i < line.size(); ++i)
+          out += fmt::format("{:<{}}", line[i], width[i] + 2);
         out += "\n";
       }
       return out;

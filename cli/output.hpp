@@ -20,7 +20,7 @@ inline constexpr const char* kFormatHelp = "table|json|csv|md";
 using Cell = std::variant<std::monostate, double, long long, bool, std::string>;
 
 struct Column {
-  std::string name;           ///< machine name with the unit in it, e.g. "ttft_s"
+  std::string name;              ///< machine name with the unit in it, e.g. "ttft_s"
   Dim dim = Dim::dimensionless;  ///< how the table printer renders numbers
 };
 

@@ -36,9 +36,9 @@ ResultTable operator_table(const StepBreakdown& b, const std::string& title) {
                {"issue_s", Dim::seconds},        {"overhead_s", Dim::seconds}};
   for (const auto& o : b.ops) {
     t.add({std::string(o.cost.name), std::string(op_kind_name(o.cost.kind)), o.time_s,
-           b.time_s > 0 ? o.time_s / b.time_s : 0.0, std::string(bound_name(o.bound)),
-           o.cost.flops, o.cost.weight_bytes, o.cost.kv_bytes, o.cost.activation_bytes,
-           o.cost.comm_bytes, o.compute_s, o.memory_s, o.issue_s, o.overhead_s});
+           b.time_s > 0 ? o.time_s / b.time_s : 0.0, std::string(bound_name(o.bound)), o.cost.flops,
+           o.cost.weight_bytes, o.cost.kv_bytes, o.cost.activation_bytes, o.cost.comm_bytes,
+           o.compute_s, o.memory_s, o.issue_s, o.overhead_s});
   }
   if (b.step_overhead_s > 0) {
     t.add({std::string("step_overhead"), std::string("overhead"), b.step_overhead_s,
@@ -51,9 +51,9 @@ ResultTable operator_table(const StepBreakdown& b, const std::string& title) {
 ResultTable memory_table(const MemoryReport& m) {
   ResultTable t;
   t.title = "memory per device";
-  t.columns = {{"weights_bytes", Dim::bytes},   {"kv_cache_bytes", Dim::bytes},
-               {"activation_bytes", Dim::bytes}, {"reserve_bytes", Dim::bytes},
-               {"total_bytes", Dim::bytes},      {"capacity_bytes", Dim::bytes},
+  t.columns = {{"weights_bytes", Dim::bytes},     {"kv_cache_bytes", Dim::bytes},
+               {"activation_bytes", Dim::bytes},  {"reserve_bytes", Dim::bytes},
+               {"total_bytes", Dim::bytes},       {"capacity_bytes", Dim::bytes},
                {"kv_bytes_per_token", Dim::bytes}};
   t.add({m.weights_bytes, m.kv_bytes, m.activation_bytes, m.reserve_bytes, m.total_bytes,
          m.capacity_bytes, m.kv_bytes_per_token});
@@ -80,8 +80,7 @@ nlohmann::json inputs_json(const PerfModel& perf) {
                    {"class", std::string(hw_class_name(hw.hw_class))},
                    {"memory_bytes", hw.memory_bytes},
                    {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
-                   {"dense_flops_per_s",
-                    at(hw.dense_flops_per_s, perf.compute_type())}};
+                   {"dense_flops_per_s", at(hw.dense_flops_per_s, perf.compute_type())}};
   j["stack"] = perf.stack().name;
   j["precision"] = {{"weights", std::string(dtype_name(d.precision.weights))},
                     {"activations", std::string(dtype_name(d.precision.activations))},
@@ -102,9 +101,12 @@ nlohmann::json inputs_json(const PerfModel& perf) {
 nlohmann::json prediction_json(const Prediction& p, const PerfModel& perf) {
   nlohmann::json j = prediction_summary_table(p).to_json()[0];
   const auto& m = p.memory;
-  j["memory"] = {{"weights_bytes", m.weights_bytes},     {"kv_cache_bytes", m.kv_bytes},
-                 {"activation_bytes", m.activation_bytes}, {"reserve_bytes", m.reserve_bytes},
-                 {"total_bytes", m.total_bytes},           {"capacity_bytes", m.capacity_bytes},
+  j["memory"] = {{"weights_bytes", m.weights_bytes},
+                 {"kv_cache_bytes", m.kv_bytes},
+                 {"activation_bytes", m.activation_bytes},
+                 {"reserve_bytes", m.reserve_bytes},
+                 {"total_bytes", m.total_bytes},
+                 {"capacity_bytes", m.capacity_bytes},
                  {"kv_bytes_per_token", m.kv_bytes_per_token}};
   j["ops"] = {{"prefill", operator_table(p.prefill, "").to_json()},
               {"decode", operator_table(p.decode, "").to_json()}};

@@ -17,7 +17,8 @@ struct Run {
 
 Run run(const std::string& args, bool merge_stderr = false) {
   const std::string cmd = std::string("INFERCAP_DATA_DIR='") + INFERCAP_SOURCE_DIR + "/data' '" +
-                          INFERCAP_CLI_PATH + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+                          INFERCAP_CLI_PATH + "' " + args +
+                          (merge_stderr ? " 2>&1" : " 2>/dev/null");
   Run r;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -32,13 +33,14 @@ Run run(const std::string& args, bool merge_stderr = false) {
 }  // namespace
 
 TEST_CASE("predict --format json: per-operator answer for llama-3.1-8b on h200", "[golden]") {
-  const Run r = run("predict --model llama-3.1-8b --hardware h200 --batch 1 --prompt 512 "
-                    "--output 128 --format json --stack ideal");
+  const Run r =
+      run("predict --model llama-3.1-8b --hardware h200 --batch 1 --prompt 512 "
+          "--output 128 --format json --stack ideal");
   REQUIRE(r.rc == 0);
   const auto j = nlohmann::json::parse(r.out);
-  for (const char* k : {"ttft_s", "tpot_s", "prefill_tokens_per_s", "decode_tokens_per_s",
-                        "total_decode_tokens_per_s", "fits", "max_batch", "memory", "ops",
-                        "inputs"}) {
+  for (const char* k :
+       {"ttft_s", "tpot_s", "prefill_tokens_per_s", "decode_tokens_per_s",
+        "total_decode_tokens_per_s", "fits", "max_batch", "memory", "ops", "inputs"}) {
     CHECK(j.contains(k));
   }
   CHECK(j["fits"] == true);
@@ -105,8 +107,7 @@ TEST_CASE("predict: bad input gets one clear message and exit code 3", "[golden]
         "error: stack 'tensorrt-llm' does not run on cpu hardware ('xeon-8480p')");
 }
 
-TEST_CASE("predict: a model that does not fit exits 5 naming what needs the memory",
-          "[golden]") {
+TEST_CASE("predict: a model that does not fit exits 5 naming what needs the memory", "[golden]") {
   const Run r = run("predict -m llama-3.1-8b -H t4 -p 131072 -o 1", true);
   CHECK(r.rc == 5);
   CHECK(r.out.find("does not fit: llama-3.1-8b needs") != std::string::npos);
@@ -138,7 +139,8 @@ TEST_CASE("validate: every public row is predicted or listed with its reason", "
 }
 
 TEST_CASE("validate: a malformed measurements file names file, line and column", "[golden]") {
-  const std::string path = std::string(INFERCAP_SOURCE_DIR) + "/tests/data/measurements/bad-value.csv";
+  const std::string path =
+      std::string(INFERCAP_SOURCE_DIR) + "/tests/data/measurements/bad-value.csv";
   const Run r = run("validate -i " + path, true);
   CHECK(r.rc == 3);
   CHECK(r.out == path + ":3:13: error: value: expected a number, found 'fast'\n");

@@ -108,9 +108,8 @@ TEST_CASE("large prefill is compute bound: t = 2 N P / peak + attention", "[mode
   // lm_head runs for the last token only, so it streams its weights (memory bound); the
   // embedding gathers P rows.
   const double once_bytes = (32000.0 * 1024 + P * 1024) * 2;
-  const double expected =
-      (gemm_flops - 2.0 * m.vocab * m.hidden + attn_flops) / 100e12 +
-      (elementwise_bytes + once_bytes) / 1e12;
+  const double expected = (gemm_flops - 2.0 * m.vocab * m.hidden + attn_flops) / 100e12 +
+                          (elementwise_bytes + once_bytes) / 1e12;
   const double t = p.prefill_s(1, P, 0);
   CHECK(t == Approx(expected).epsilon(0.01));
   CHECK(p.prefill_breakdown(1, P, 0).ops[1].bound == Bound::compute);
@@ -126,9 +125,10 @@ TEST_CASE("memory: weights, KV per token and max batch", "[model]") {
   CHECK(r.kv_bytes == Approx(8 * 1000 * r.kv_bytes_per_token));
   CHECK(r.fits);
   // max batch = floor((capacity - weights - activations) / (kv per sequence + logits row)).
-  const double free_bytes = h.memory_bytes - r.weights_bytes -
-                            (r.activation_bytes - 8 * 32000 * 4.0);
-  const int expected = static_cast<int>(std::floor(free_bytes / (1000 * r.kv_bytes_per_token + 32000 * 4.0)));
+  const double free_bytes =
+      h.memory_bytes - r.weights_bytes - (r.activation_bytes - 8 * 32000 * 4.0);
+  const int expected =
+      static_cast<int>(std::floor(free_bytes / (1000 * r.kv_bytes_per_token + 32000 * 4.0)));
   CHECK(p.max_batch(1000, 1000) == expected);
   // A device too small for the weights fits nothing.
   h.memory_bytes = 0.1e9;
@@ -208,7 +208,8 @@ TEST_CASE("stack fractions and overheads enter as stated", "[model]") {
   const PerfModel p = make(m, test_gpu(), {}, s);
   const PerfModel ideal = make(m, test_gpu());
   // Achievable bandwidth = 0.88 x peak for GPUs, then x 0.5 for the stack; + 1 ms per step.
-  CHECK(p.decode_step_s(1, 0) - 1e-3 == Approx(ideal.decode_step_s(1, 0) / (0.88 * 0.5)).epsilon(0.01));
+  CHECK(p.decode_step_s(1, 0) - 1e-3 ==
+        Approx(ideal.decode_step_s(1, 0) / (0.88 * 0.5)).epsilon(0.01));
   e.supported = false;
   CHECK_FALSE(PerfModel::create(m, test_gpu(), s, {}).ok());
 }

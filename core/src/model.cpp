@@ -15,8 +15,8 @@ double attention_params(const ModelSpec& m) {
                          ? h * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * m.heads * qk_head
                          : h * m.heads * qk_head;
     const double kv_a = h * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank;
-    const double kv_b = static_cast<double>(a.kv_lora_rank) * m.heads *
-                        (a.qk_nope_head_dim + a.v_head_dim);
+    const double kv_b =
+        static_cast<double>(a.kv_lora_rank) * m.heads * (a.qk_nope_head_dim + a.v_head_dim);
     const double o = static_cast<double>(m.heads) * a.v_head_dim * h;
     return q + kv_a + kv_b + o;
   }
@@ -56,11 +56,12 @@ std::vector<std::string> validate(const ModelSpec& m) {
   positive("vocab", m.vocab);
   positive("max_context", m.max_context);
   if (m.heads > 0 && m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
-    e.push_back(fmt::format("kv_heads: expected a divisor of heads ({}), found {}", m.heads,
-                            m.kv_heads));
+    e.push_back(
+        fmt::format("kv_heads: expected a divisor of heads ({}), found {}", m.heads, m.kv_heads));
   }
   if (m.kv_heads > m.heads) {
-    e.push_back(fmt::format("kv_heads: expected at most heads ({}), found {}", m.heads, m.kv_heads));
+    e.push_back(
+        fmt::format("kv_heads: expected at most heads ({}), found {}", m.heads, m.kv_heads));
   }
   if (m.moe.enabled()) {
     if (m.moe.active_experts <= 0 || m.moe.active_experts > m.moe.experts) {
@@ -127,14 +128,18 @@ double sum_params(const ModelSpec& m, bool active_only) {
   const int n_dense = m.layers - n_moe;
   const double dense_layer = d.attention + d.ffn_dense + d.norms;
   const double experts = active_only ? m.moe.active_experts : m.moe.experts;
-  const double moe_layer = e.attention + e.norms + e.router + e.shared_experts +
-                           experts * e.expert_each;
+  const double moe_layer =
+      e.attention + e.norms + e.router + e.shared_experts + experts * e.expert_each;
   return embedding_params(m) + n_dense * dense_layer + n_moe * moe_layer;
 }
 }  // namespace
 
-double total_params(const ModelSpec& m) { return sum_params(m, false); }
-double active_params(const ModelSpec& m) { return sum_params(m, true); }
+double total_params(const ModelSpec& m) {
+  return sum_params(m, false);
+}
+double active_params(const ModelSpec& m) {
+  return sum_params(m, true);
+}
 
 double kv_elements_per_token_per_layer(const ModelSpec& m) {
   if (m.arch == ModelArch::encoder) return 0;

@@ -5,9 +5,9 @@
 namespace infercap {
 
 std::string_view op_kind_name(OpKind k) {
-  static constexpr std::array<std::string_view, 9> kNames{
-      "gemm", "expert_gemm", "attention", "norm", "elementwise",
-      "routing", "embedding", "allreduce", "p2p"};
+  static constexpr std::array<std::string_view, 9> kNames{"gemm",      "expert_gemm", "attention",
+                                                          "norm",      "elementwise", "routing",
+                                                          "embedding", "allreduce",   "p2p"};
   return kNames[static_cast<int>(k)];
 }
 

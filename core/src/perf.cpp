@@ -31,11 +31,16 @@ constexpr double kUnfusedScoreBytesPerPair = 4.0 * 4.0;
 
 ComputeType activation_compute(DType a) {
   switch (a) {
-    case DType::fp32: return ComputeType::fp32;
-    case DType::fp16: return ComputeType::fp16;
-    case DType::fp8: return ComputeType::fp8;
-    case DType::int8: return ComputeType::int8;
-    default: return ComputeType::bf16;
+    case DType::fp32:
+      return ComputeType::fp32;
+    case DType::fp16:
+      return ComputeType::fp16;
+    case DType::fp8:
+      return ComputeType::fp8;
+    case DType::int8:
+      return ComputeType::int8;
+    default:
+      return ComputeType::bf16;
   }
 }
 
@@ -87,12 +92,12 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     return Error{fmt::format("tp: expected 1..64, found {}", dep.tp)};
   }
   if (dep.pp < 1 || dep.pp > model.layers) {
-    return Error{fmt::format("pp: expected 1..{} (the model's layers), found {}", model.layers,
-                             dep.pp)};
+    return Error{
+        fmt::format("pp: expected 1..{} (the model's layers), found {}", model.layers, dep.pp)};
   }
   if (model.heads % dep.tp != 0 && !model.mla.enabled()) {
-    return Error{fmt::format("tp: {} does not divide the model's {} attention heads", dep.tp,
-                             model.heads)};
+    return Error{
+        fmt::format("tp: {} does not divide the model's {} attention heads", dep.tp, model.heads)};
   }
   const StackEfficiency& eff = stack.for_class(hw.hw_class);
   if (!eff.supported) {
@@ -126,7 +131,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   double bw = hw.memory_bandwidth_bytes_per_s;
   double flops = at(hw.dense_flops_per_s, m.compute_);
   ComputeType attn_type = activation_compute(dep.precision.activations);
-  if (attn_type == ComputeType::int8 || attn_type == ComputeType::fp8) attn_type = ComputeType::bf16;
+  if (attn_type == ComputeType::int8 || attn_type == ComputeType::fp8)
+    attn_type = ComputeType::bf16;
   if (at(hw.dense_flops_per_s, attn_type) <= 0) attn_type = m.compute_;
   double attn_flops = at(hw.dense_flops_per_s, attn_type);
   if (!stack.datasheet_peaks) {
@@ -143,9 +149,9 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     threads = dep.cpu.threads_per_socket > 0 ? dep.cpu.threads_per_socket : c.cores;
     const double physical = std::min<double>(threads, c.cores);
     if (!stack.datasheet_peaks) {
-      const double per_core =
-          c.per_core_bandwidth_bytes_per_s > 0 ? c.per_core_bandwidth_bytes_per_s
-                                               : kDefaultPerCoreBandwidth;
+      const double per_core = c.per_core_bandwidth_bytes_per_s > 0
+                                  ? c.per_core_bandwidth_bytes_per_s
+                                  : kDefaultPerCoreBandwidth;
       const BandwidthCurve curve{bw, bw / per_core, 0, 0};
       bw = curve.at(physical);
       flops *= physical / c.cores;
@@ -155,7 +161,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   if (profile != nullptr && !stack.datasheet_peaks) {
     if (profile->bandwidth.asymptote_bytes_per_s > 0) {
       bw = hw.hw_class == HwClass::cpu && threads > 0 ? profile->bandwidth.at(threads)
-                                                       : profile->bandwidth.asymptote_bytes_per_s;
+                                                      : profile->bandwidth.asymptote_bytes_per_s;
     }
     if (at(profile->achieved_flops_per_s, m.compute_) > 0) {
       flops = at(profile->achieved_flops_per_s, m.compute_);
@@ -170,7 +176,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     if (dep.tp > 1) {
       const double link = hw.link_bandwidth_bytes_per_s > 0 ? hw.link_bandwidth_bytes_per_s : bw;
       switch (dep.cpu.numa) {
-        case NumaPolicy::pinned: break;
+        case NumaPolicy::pinned:
+          break;
         case NumaPolicy::interleave: {
           // Half of each socket's pages are remote; local and remote halves are read in turn.
           const double remote = std::min(bw, link);
@@ -189,9 +196,9 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   r.weight_bw = bw * eff.weight_bandwidth_fraction;
   r.act_bw = r.weight_bw;
   r.kv_bw = bw * eff.kv_bandwidth_fraction;
-  r.gemm_flops = flops * (is_block_quantised(dep.precision.weights)
-                              ? eff.quantised_gemm_compute_fraction
-                              : eff.gemm_compute_fraction);
+  r.gemm_flops =
+      flops * (is_block_quantised(dep.precision.weights) ? eff.quantised_gemm_compute_fraction
+                                                         : eff.gemm_compute_fraction);
   if (eff.flops_per_watt > 0 && hw.tdp_w > 0 && !stack.datasheet_peaks) {
     r.gemm_flops = std::min(r.gemm_flops, hw.tdp_w * eff.flops_per_watt);
   }
@@ -222,16 +229,27 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       profile->bandwidth.asymptote_bytes_per_s > 0) {
     ComputeType storage = ComputeType::bf16;
     switch (dep.precision.weights) {
-      case DType::fp32: storage = ComputeType::fp32; break;
-      case DType::fp16: storage = ComputeType::fp16; break;
-      case DType::fp8: storage = ComputeType::fp8; break;
+      case DType::fp32:
+        storage = ComputeType::fp32;
+        break;
+      case DType::fp16:
+        storage = ComputeType::fp16;
+        break;
+      case DType::fp8:
+        storage = ComputeType::fp8;
+        break;
       case DType::int8:
-      case DType::q8_0: storage = ComputeType::int8; break;
+      case DType::q8_0:
+        storage = ComputeType::int8;
+        break;
       case DType::int4:
       case DType::nf4:
       case DType::q4_0:
-      case DType::q4_k_m: storage = ComputeType::int4; break;
-      default: break;
+      case DType::q4_k_m:
+        storage = ComputeType::int4;
+        break;
+      default:
+        break;
     }
     double gemv = at(profile->gemv_bandwidth_bytes_per_s, storage);
     // Rates measured at several row lengths: interpolate in log k at the hidden size (most
@@ -257,8 +275,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   }
   // A model whose weights fit in the measured cache streams them at cache speed.
   if (profile != nullptr && profile->cache_bandwidth_bytes_per_s > 0 && !stack.datasheet_peaks) {
-    const double w = total_params(model) * bytes_per_element(dep.precision.weights) /
-                     (dep.tp * dep.pp);
+    const double w =
+        total_params(model) * bytes_per_element(dep.precision.weights) / (dep.tp * dep.pp);
     if (w < profile->cache_bytes) {
       r.weight_bw = profile->cache_bandwidth_bytes_per_s * eff.weight_bandwidth_fraction;
     }
@@ -268,8 +286,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
                              hw.name)};
   }
   if (dep.tp > 1 && r.link_bw <= 0) {
-    return Error{fmt::format("tp: {} needs a device link, but hardware '{}' lists none", dep.tp,
-                             hw.name)};
+    return Error{
+        fmt::format("tp: {} needs a device link, but hardware '{}' lists none", dep.tp, hw.name)};
   }
 
   m.weight_bytes_per_element_ = bytes_per_element(dep.precision.weights);
@@ -353,8 +371,9 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
   const double kv_heads_d = std::ceil(md.kv_heads / tp);
   const bool encoder = md.arch == ModelArch::encoder;
   const bool mla = md.mla.enabled();
-  const double kv_elems_d =
-      mla ? kv_elements_per_token_per_layer(md) : encoder ? 0.0 : 2.0 * kv_heads_d * md.head_dim;
+  const double kv_elems_d = mla       ? kv_elements_per_token_per_layer(md)
+                            : encoder ? 0.0
+                                      : 2.0 * kv_heads_d * md.head_dim;
 
   // Query-key pairs per head: causal for decoders, full for encoders.
   const double pairs = encoder ? B * q * (past + q) : B * (q * past + q * (q + 1.0) / 2.0);
@@ -418,9 +437,9 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
       const auto& a = md.mla;
       // Decode absorbs kv_b into the query and output (scores and values over the latent);
       // prefill expands the latent into per-head keys and values.
-      flops_per_pair = is_prefill ? 2.0 * heads_d * (a.qk_nope_head_dim + a.qk_rope_head_dim +
-                                                     a.v_head_dim)
-                                  : 2.0 * heads_d * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim);
+      flops_per_pair =
+          is_prefill ? 2.0 * heads_d * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim)
+                     : 2.0 * heads_d * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim);
     } else {
       flops_per_pair = 4.0 * heads_d * md.head_dim;
     }
@@ -430,12 +449,14 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     double kv_read_tokens = B * (past + q);
     if (is_prefill && eff_.fused_attention) {
       const double tiles = std::ceil(q / kAttentionQueryTile);
-      kv_read_tokens = B * (tiles * past + q * (q + kAttentionQueryTile) / (2 * kAttentionQueryTile));
+      kv_read_tokens =
+          B * (tiles * past + q * (q + kAttentionQueryTile) / (2 * kAttentionQueryTile));
     }
     o.kv_bytes = (kv_read_tokens + M) * kv_token_bytes * L;  // reads + this step's writes
     if (encoder) o.kv_bytes = 0;
     o.activation_bytes = 2.0 * M * heads_d * md.head_dim * ab * L;
-    if (!eff_.fused_attention) o.activation_bytes += pairs * heads_d * kUnfusedScoreBytesPerPair * L;
+    if (!eff_.fused_attention)
+      o.activation_bytes += pairs * heads_d * kUnfusedScoreBytesPerPair * L;
     o.kernels = (eff_.fused_attention ? 1.0 : 4.0) * L;
     add(o);
   }
@@ -542,8 +563,8 @@ double PerfModel::pipelined(double sequential_s, double tokens) const {
   // U chunks through S stages: (U + S - 1) stage-times, each 1/(U S) of the sequential time.
   const double chunk = eff_.prefill_chunk_tokens;
   if (dep_.pp <= 1 || chunk <= 0 || tokens <= chunk) return sequential_s;
-  const double group = eff_.prefill_batch_tokens > 0 ? std::min(tokens, eff_.prefill_batch_tokens)
-                                                     : tokens;
+  const double group =
+      eff_.prefill_batch_tokens > 0 ? std::min(tokens, eff_.prefill_batch_tokens) : tokens;
   const double u = std::max(1.0, std::ceil(group / chunk));
   const double s = dep_.pp;
   return sequential_s * (u + s - 1) / (u * s);
@@ -554,7 +575,8 @@ double PerfModel::mixed_step_s(double prefill_tokens, double prefill_context, in
   // A fused step reads the weights once: price it as one prefill of all new tokens plus the
   // decodes' attention, which is the part that does not share the weight stream.
   if (prefill_tokens <= 0) return decode_step_s(decode_batch, decode_context);
-  const double fused = step<false>(prefill_tokens + decode_batch, 1, prefill_context, true, nullptr);
+  const double fused =
+      step<false>(prefill_tokens + decode_batch, 1, prefill_context, true, nullptr);
   if (decode_batch <= 0) return fused;
   const double decode_attention =
       decode_step_s(decode_batch, decode_context) - decode_step_s(decode_batch, 0);
@@ -624,13 +646,12 @@ int PerfModel::max_batch(double context, double max_batched_tokens) const {
   const double tokens = max_batched_tokens > 0 ? max_batched_tokens : std::max(1.0, context);
   const double reserve =
       stack_.memory_reserve_fraction * hw_.memory_bytes + stack_.memory_reserve_bytes;
-  const double free_bytes = hw_.memory_bytes - weight_bytes_dev_ -
-                            activation_peak_bytes(model_, dep_, tokens) - reserve;
+  const double free_bytes =
+      hw_.memory_bytes - weight_bytes_dev_ - activation_peak_bytes(model_, dep_, tokens) - reserve;
   constexpr int kUnbounded = 1 << 20;
   if (free_bytes <= 0) return 0;
   if (kv_bytes_per_token_dev_ <= 0 || context <= 0) return kUnbounded;  // encoders keep no cache
-  const double per_seq =
-      kv_bytes_per_token_dev_ * context + logits_bytes_per_seq(model_, dep_);
+  const double per_seq = kv_bytes_per_token_dev_ * context + logits_bytes_per_seq(model_, dep_);
   const double b = std::floor(free_bytes / per_seq);
   return b > kUnbounded ? kUnbounded : static_cast<int>(b);
 }

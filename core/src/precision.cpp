@@ -17,10 +17,10 @@ struct DTypeInfo {
 
 // Scale bits are counted because they are bytes that must stream from memory:
 //  int4: one fp16 scale per group of 128 (GPTQ/AWQ default)  -> 4 + 16/128
-//  nf4 : QLoRA double quantisation, 8-bit absmax per 64 + fp32 per 256 blocks -> 4 + 8/64 + 32/16384
-//  q8_0: 32 int8 + one fp16 scale = 34 bytes / 32 = 8.5 bits
-//  q4_0: 32 nibbles + one fp16 scale = 18 bytes / 32 = 4.5 bits
-//  q4_k_m: llama.cpp mix of Q4_K (4.5 bpw) and Q6_K (6.56 bpw) tensors; ~4.85 bpw over a model
+//  nf4 : QLoRA double quantisation, 8-bit absmax per 64 + fp32 per 256 blocks -> 4 + 8/64 +
+//  32/16384 q8_0: 32 int8 + one fp16 scale = 34 bytes / 32 = 8.5 bits q4_0: 32 nibbles + one fp16
+//  scale = 18 bytes / 32 = 4.5 bits q4_k_m: llama.cpp mix of Q4_K (4.5 bpw) and Q6_K (6.56 bpw)
+//  tensors; ~4.85 bpw over a model
 constexpr std::array<DTypeInfo, kDTypeCount> kDTypes{{
     {DType::fp32, "fp32", 32.0},
     {DType::bf16, "bf16", 16.0},
@@ -46,8 +46,12 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-double bits_per_element(DType t) { return kDTypes[static_cast<int>(t)].bits; }
-std::string_view dtype_name(DType t) { return kDTypes[static_cast<int>(t)].name; }
+double bits_per_element(DType t) {
+  return kDTypes[static_cast<int>(t)].bits;
+}
+std::string_view dtype_name(DType t) {
+  return kDTypes[static_cast<int>(t)].name;
+}
 
 bool is_block_quantised(DType t) {
   return t == DType::int4 || t == DType::nf4 || t == DType::q8_0 || t == DType::q4_0 ||
@@ -60,12 +64,23 @@ std::optional<DType> parse_dtype(std::string_view s) {
     if (k == d.name) return d.t;
   }
   static const std::array<std::pair<std::string_view, DType>, 17> kAliases{{
-      {"f32", DType::fp32},     {"float32", DType::fp32}, {"float", DType::fp32},
-      {"bfloat16", DType::bf16}, {"f16", DType::fp16},    {"float16", DType::fp16},
-      {"half", DType::fp16},    {"e4m3", DType::fp8},     {"fp8_e4m3", DType::fp8},
-      {"float8", DType::fp8},   {"i8", DType::int8},      {"i4", DType::int4},
-      {"awq", DType::int4},     {"gptq", DType::int4},    {"q4_k", DType::q4_k_m},
-      {"q4km", DType::q4_k_m},  {"w8a8", DType::int8},
+      {"f32", DType::fp32},
+      {"float32", DType::fp32},
+      {"float", DType::fp32},
+      {"bfloat16", DType::bf16},
+      {"f16", DType::fp16},
+      {"float16", DType::fp16},
+      {"half", DType::fp16},
+      {"e4m3", DType::fp8},
+      {"fp8_e4m3", DType::fp8},
+      {"float8", DType::fp8},
+      {"i8", DType::int8},
+      {"i4", DType::int4},
+      {"awq", DType::int4},
+      {"gptq", DType::int4},
+      {"q4_k", DType::q4_k_m},
+      {"q4km", DType::q4_k_m},
+      {"w8a8", DType::int8},
   }};
   for (const auto& [alias, t] : kAliases) {
     if (k == alias) return t;
@@ -73,7 +88,9 @@ std::optional<DType> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view compute_type_name(ComputeType t) { return kComputeNames[static_cast<int>(t)]; }
+std::string_view compute_type_name(ComputeType t) {
+  return kComputeNames[static_cast<int>(t)];
+}
 
 std::optional<ComputeType> parse_compute_type(std::string_view s) {
   const std::string k = lower(s);

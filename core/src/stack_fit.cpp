@@ -13,20 +13,27 @@ namespace infercap {
 
 std::string_view bench_metric_name(BenchMetric m) {
   switch (m) {
-    case BenchMetric::prefill_tokens_per_s: return "prefill_tokens_per_s";
-    case BenchMetric::generation_tokens_per_s: return "generation_tokens_per_s";
-    case BenchMetric::ttft_s: return "ttft_s";
+    case BenchMetric::prefill_tokens_per_s:
+      return "prefill_tokens_per_s";
+    case BenchMetric::generation_tokens_per_s:
+      return "generation_tokens_per_s";
+    case BenchMetric::ttft_s:
+      return "ttft_s";
   }
   return "?";
 }
 
 std::string_view stack_param_name(StackParam p) {
-  static constexpr std::array<std::string_view, 10> kNames{
-      "weight_bandwidth_fraction",       "kv_bandwidth_fraction",
-      "gemm_compute_fraction",           "quantised_gemm_compute_fraction",
-      "attention_compute_fraction",      "kernel_overhead_s",
-      "step_overhead_s",                 "issue_cycles_per_weight",
-      "quantised_issue_cycles_per_weight", "flops_per_watt"};
+  static constexpr std::array<std::string_view, 10> kNames{"weight_bandwidth_fraction",
+                                                           "kv_bandwidth_fraction",
+                                                           "gemm_compute_fraction",
+                                                           "quantised_gemm_compute_fraction",
+                                                           "attention_compute_fraction",
+                                                           "kernel_overhead_s",
+                                                           "step_overhead_s",
+                                                           "issue_cycles_per_weight",
+                                                           "quantised_issue_cycles_per_weight",
+                                                           "flops_per_watt"};
   return kNames[static_cast<int>(p)];
 }
 
@@ -41,14 +48,16 @@ Result<double> predict_case(const BenchCase& c, const StackSpec& stack,
     }
     case BenchMetric::generation_tokens_per_s:
       return generation_tokens_per_s(*perf, c.batch, c.prompt_tokens, c.output_tokens);
-    case BenchMetric::ttft_s: return perf->prefill_s(c.batch, c.prompt_tokens, 0);
+    case BenchMetric::ttft_s:
+      return perf->prefill_s(c.batch, c.prompt_tokens, 0);
   }
   return Error{"unknown metric"};
 }
 
 double bytes_per_generated_token(const BenchCase& c) {
   const double wb = bytes_per_element(c.deployment.precision.weights);
-  const double weights = (total_params(c.model) - static_cast<double>(c.model.vocab) * c.model.hidden) * wb;
+  const double weights =
+      (total_params(c.model) - static_cast<double>(c.model.vocab) * c.model.hidden) * wb;
   const double mean_context = c.prompt_tokens + c.output_tokens / 2.0;
   const double kv = kv_elements_per_token_per_layer(c.model) * c.model.layers *
                     bytes_per_element(c.deployment.precision.kv) * mean_context;
@@ -59,16 +68,26 @@ namespace {
 
 double* field(StackEfficiency& e, StackParam p) {
   switch (p) {
-    case StackParam::weight_bandwidth_fraction: return &e.weight_bandwidth_fraction;
-    case StackParam::kv_bandwidth_fraction: return &e.kv_bandwidth_fraction;
-    case StackParam::gemm_compute_fraction: return &e.gemm_compute_fraction;
-    case StackParam::quantised_gemm_compute_fraction: return &e.quantised_gemm_compute_fraction;
-    case StackParam::attention_compute_fraction: return &e.attention_compute_fraction;
-    case StackParam::kernel_overhead_s: return &e.kernel_overhead_s;
-    case StackParam::step_overhead_s: return &e.step_overhead_s;
-    case StackParam::issue_cycles_per_weight: return &e.issue_cycles_per_weight;
-    case StackParam::quantised_issue_cycles_per_weight: return &e.quantised_issue_cycles_per_weight;
-    case StackParam::flops_per_watt: return &e.flops_per_watt;
+    case StackParam::weight_bandwidth_fraction:
+      return &e.weight_bandwidth_fraction;
+    case StackParam::kv_bandwidth_fraction:
+      return &e.kv_bandwidth_fraction;
+    case StackParam::gemm_compute_fraction:
+      return &e.gemm_compute_fraction;
+    case StackParam::quantised_gemm_compute_fraction:
+      return &e.quantised_gemm_compute_fraction;
+    case StackParam::attention_compute_fraction:
+      return &e.attention_compute_fraction;
+    case StackParam::kernel_overhead_s:
+      return &e.kernel_overhead_s;
+    case StackParam::step_overhead_s:
+      return &e.step_overhead_s;
+    case StackParam::issue_cycles_per_weight:
+      return &e.issue_cycles_per_weight;
+    case StackParam::quantised_issue_cycles_per_weight:
+      return &e.quantised_issue_cycles_per_weight;
+    case StackParam::flops_per_watt:
+      return &e.flops_per_watt;
   }
   return nullptr;
 }

@@ -48,9 +48,9 @@ struct CalibrationProfile {
   double cache_bytes = 0;                  ///< working set below which the cache regime applies
   ComputeTable achieved_flops_per_s{};     ///< best GEMM rate per compute type (0 = not measured)
   ComputeTable gemv_bandwidth_bytes_per_s{};  ///< weight-streaming rate of decode GEMV, by type
-  double kernel_overhead_s = 0;  ///< per-call overhead of a tiny kernel
-  double fork_join_s = 0;        ///< thread team fork/join (CPUs)
-  int threads = 0;               ///< threads the figures above were measured with
+  double kernel_overhead_s = 0;               ///< per-call overhead of a tiny kernel
+  double fork_join_s = 0;                     ///< thread team fork/join (CPUs)
+  int threads = 0;                            ///< threads the figures above were measured with
   /// The GEMV rate at several k (optional). When present for the weights' type, the model
   /// interpolates it (log k) at the model's hidden size instead of using the table above.
   std::vector<GemvPoint> gemv_by_k;

@@ -39,8 +39,8 @@ struct HardwareSpec {
   ComputeTable sparse_flops_per_s{};  ///< per device, 2:4 structured sparsity; informational only
   double memory_bytes = 0;            ///< device memory (for a CPU socket: the configured DRAM)
   double memory_bandwidth_bytes_per_s = 0;
-  double cache_bytes = 0;  ///< last-level on-chip cache / SRAM
-  std::string link_kind;   ///< nvlink, pcie, hccs, upi, infinity-fabric, ...
+  double cache_bytes = 0;                 ///< last-level on-chip cache / SRAM
+  std::string link_kind;                  ///< nvlink, pcie, hccs, upi, infinity-fabric, ...
   double link_bandwidth_bytes_per_s = 0;  ///< per device, one direction, device to device
   double link_latency_s = 0;
   /// Parallel units that issue memory requests: GPU SMs / CUs, NPU cores (CPUs use cpu.cores).

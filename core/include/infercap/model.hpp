@@ -15,11 +15,11 @@ enum class ModelArch : unsigned char { decoder, encoder };
 enum class PositionKind : unsigned char { rotary, learned, alibi };
 
 struct MoeSpec {
-  int experts = 0;            ///< routed experts per MoE layer (0 = dense model)
-  int active_experts = 0;     ///< routed experts each token uses
-  int shared_experts = 0;     ///< always-on experts
-  int expert_ffn_hidden = 0;  ///< FFN width of one expert
-  int first_dense_layers = 0; ///< leading layers that use the dense FFN (DeepSeek-V3: 3)
+  int experts = 0;             ///< routed experts per MoE layer (0 = dense model)
+  int active_experts = 0;      ///< routed experts each token uses
+  int shared_experts = 0;      ///< always-on experts
+  int expert_ffn_hidden = 0;   ///< FFN width of one expert
+  int first_dense_layers = 0;  ///< leading layers that use the dense FFN (DeepSeek-V3: 3)
   bool enabled() const { return experts > 0; }
 };
 

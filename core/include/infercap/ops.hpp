@@ -20,7 +20,8 @@ enum class OpKind : unsigned char {
 };
 std::string_view op_kind_name(OpKind k);
 
-/// compute: FLOPs; memory: bytes; issue: the units' per-weight instruction rate; overhead: launches.
+/// compute: FLOPs; memory: bytes; issue: the units' per-weight instruction rate; overhead:
+/// launches.
 enum class Bound : unsigned char { compute, memory, overhead, communication, issue };
 std::string_view bound_name(Bound b);
 
@@ -31,11 +32,11 @@ struct OpCost {
   double flops = 0;
   double weight_bytes = 0;
   double activation_bytes = 0;
-  double kv_bytes = 0;    ///< KV-cache reads + writes
-  double comm_bytes = 0;  ///< bytes each device sends over the link
-  double kernels = 0;     ///< kernel launches (overhead count)
-  double gemm_m = 0;      ///< rows of the GEMM (tokens in flight), for the small-M efficiency ramp
-  double collectives = 0; ///< link round trips (latency count)
+  double kv_bytes = 0;     ///< KV-cache reads + writes
+  double comm_bytes = 0;   ///< bytes each device sends over the link
+  double kernels = 0;      ///< kernel launches (overhead count)
+  double gemm_m = 0;       ///< rows of the GEMM (tokens in flight), for the small-M efficiency ramp
+  double collectives = 0;  ///< link round trips (latency count)
 };
 
 /// One operator's time and what bound it.
@@ -52,7 +53,7 @@ struct OpTime {
 
 struct StepBreakdown {
   std::vector<OpTime> ops;
-  double time_s = 0;           ///< sum of op times + step overhead
+  double time_s = 0;  ///< sum of op times + step overhead
   double step_overhead_s = 0;
   double flops = 0;
   double bytes = 0;

@@ -22,9 +22,9 @@
 namespace infercap {
 
 enum class NumaPolicy : unsigned char {
-  pinned,      ///< each socket reads its own shard from local memory (numactl --cpunodebind/membind)
-  interleave,  ///< pages spread over nodes, threads unpinned: half the traffic crosses the link
-  single_node, ///< all weights on one node (first-touch by the loading thread)
+  pinned,  ///< each socket reads its own shard from local memory (numactl --cpunodebind/membind)
+  interleave,   ///< pages spread over nodes, threads unpinned: half the traffic crosses the link
+  single_node,  ///< all weights on one node (first-touch by the loading thread)
 };
 
 /// CPU-only deployment knobs the seeds measured. Defaults are documented in docs/model.md.

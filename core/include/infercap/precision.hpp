@@ -17,7 +17,9 @@ inline constexpr int kComputeTypeCount = 7;
 
 /// Storage bits per element, scale bits included.
 double bits_per_element(DType t);
-inline double bytes_per_element(DType t) { return bits_per_element(t) / 8.0; }
+inline double bytes_per_element(DType t) {
+  return bits_per_element(t) / 8.0;
+}
 std::string_view dtype_name(DType t);
 /// Case-insensitive; accepts llama.cpp spellings ("F16", "Q4_K_M", "q8_0") and common aliases
 /// ("half" -> fp16, "float" -> fp32, "e4m3" -> fp8).
@@ -31,8 +33,12 @@ std::optional<ComputeType> parse_compute_type(std::string_view s);
 
 /// A per-ComputeType table of rates (FLOP/s); 0 means "not supported / not stated".
 using ComputeTable = std::array<double, kComputeTypeCount>;
-inline double& at(ComputeTable& t, ComputeType c) { return t[static_cast<int>(c)]; }
-inline double at(const ComputeTable& t, ComputeType c) { return t[static_cast<int>(c)]; }
+inline double& at(ComputeTable& t, ComputeType c) {
+  return t[static_cast<int>(c)];
+}
+inline double at(const ComputeTable& t, ComputeType c) {
+  return t[static_cast<int>(c)];
+}
 
 /// The formats of one deployment.
 struct Precision {

@@ -15,10 +15,10 @@
 namespace infercap {
 
 struct StackEfficiency {
-  bool supported = true;                ///< the stack runs on this hardware class at all
-  double weight_bandwidth_fraction = 1; ///< streaming weights (GEMV / skinny GEMM)
-  double kv_bandwidth_fraction = 1;     ///< reading the KV cache in attention
-  double gemm_compute_fraction = 1;     ///< large GEMMs with native-format weights
+  bool supported = true;                       ///< the stack runs on this hardware class at all
+  double weight_bandwidth_fraction = 1;        ///< streaming weights (GEMV / skinny GEMM)
+  double kv_bandwidth_fraction = 1;            ///< reading the KV cache in attention
+  double gemm_compute_fraction = 1;            ///< large GEMMs with native-format weights
   double quantised_gemm_compute_fraction = 1;  ///< large GEMMs with block-quantised weights
   double attention_compute_fraction = 1;
   /// Small-M GEMMs reach compute_fraction * M / (M + gemm_m_half): tiles are not full.
