@@ -176,12 +176,29 @@ int main(int argc, char** argv) {
 
   int rc = cli::kExitOk;
   int frame = 0;
+  double lively_until = 0;  ///< keep rendering at full rate until then (recent input)
   while (!glfwWindowShouldClose(window)) {
-    glfwPollEvents();
+    // Sleep until input (or a quarter second passes) unless something animates: a desktop
+    // what-if tool should not spin a core at 60 Hz while the user reads the charts.
+    const bool lively = glfwGetTime() < lively_until || app.plan_job.running();
+    if (screenshot.empty() && !lively) {
+      glfwWaitEventsTimeout(0.25);
+    } else {
+      glfwPollEvents();
+    }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     gui::app_draw(app);
+    {
+      // Input this frame (or a drag in progress): render at full rate for a moment so hover
+      // states, tooltips and opened popups settle without waiting for the next event.
+      const ImGuiIO& io = ImGui::GetIO();
+      const bool input = io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 ||
+                         ImGui::IsAnyMouseDown() || ImGui::IsAnyItemActive() ||
+                         io.InputQueueCharacters.Size > 0;
+      if (input) lively_until = glfwGetTime() + 0.5;
+    }
     ImGui::Render();
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(window, &fw, &fh);
