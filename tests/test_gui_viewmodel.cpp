@@ -1,4 +1,6 @@
 // [gui] The GUI's view model: what the panels show, checked without a display.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -448,4 +450,48 @@ TEST_CASE("context sweep: TPOT and max batch against the context window", "[gui]
   CHECK(context_sweep(*perf, 8, 100).points.size() == 1);
   CHECK(context_sweep(*perf, 0, 4096).points.empty());
   CHECK(context_sweep(*perf, 8, 0).points.empty());
+}
+
+TEST_CASE("compare table as CSV", "[gui]") {
+  std::vector<CompareRow> rows(2);
+  rows[0].hardware = "h100-sxm";
+  rows[0].stack = "vllm";
+  rows[0].ok = true;
+  rows[0].tp = 2;
+  rows[0].fits = true;
+  rows[0].max_batch = 136;
+  rows[0].ttft_s = 0.5;
+  rows[0].tpot_s = 0.025;
+  rows[0].tokens_per_s = 320;
+  rows[0].power_w = 1400;
+  rows[0].tokens_per_s_per_w = 320.0 / 1400;
+  rows[0].memory_bytes = 7e10;
+  rows[0].capacity_bytes = 8.59e10;
+  rows[1].hardware = "x";
+  rows[1].hw_class = HwClass::cpu;
+  rows[1].stack = "llama.cpp";
+  rows[1].error = "tp: 3 does not divide 32, \"heads\"";
+  const std::string csv = compare_csv(rows);
+  // Header + 2 rows; every line has the header's 16 fields (15 commas outside quotes).
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t i = csv.find('\n'); i != std::string::npos; i = csv.find('\n', start)) {
+    lines.push_back(csv.substr(start, i - start));
+    start = i + 1;
+  }
+  REQUIRE(lines.size() == 3);
+  for (const auto& l : lines) {
+    int commas = 0;
+    bool in_quotes = false;
+    for (char c : l) {
+      if (c == '"') in_quotes = !in_quotes;
+      if (c == ',' && !in_quotes) ++commas;
+    }
+    CHECK(commas == 15);
+  }
+  CHECK(lines[1] == "h100-sxm,gpu,vllm,2,true,136,0.5,0.025,320,1400," +
+                        fmt::format("{}", 320.0 / 1400) +
+                        ",70000000000,85900000000,,,");  // no price, no error
+  CHECK_THAT(lines[2], Catch::StartsWith("x,cpu,llama.cpp,"));
+  CHECK_THAT(lines[2], Catch::EndsWith("\"tp: 3 does not divide 32, \"\"heads\"\"\""));
 }

@@ -73,6 +73,10 @@ void draw_compare_panel(App& app) {
               app.work.batch, app.work.prompt_tokens, app.work.output_tokens,
               app.compare_auto_tp ? "smallest TP that fits"
                                   : ("TP " + std::to_string(app.sel.dep.tp)).c_str());
+  if (!rows.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("copy as CSV")) ImGui::SetClipboardText(compare_csv(rows).c_str());
+  }
   if (rows.empty()) {
     ImGui::TextDisabled("Pick devices on the left.");
     ImGui::EndChild();

@@ -333,6 +333,35 @@ void sort_compare(std::vector<CompareRow>& rows, CompareKey key, bool descending
   });
 }
 
+std::string compare_csv(const std::vector<CompareRow>& rows) {
+  std::string out =
+      "hardware,class,stack,tp,fits,max_batch,ttft_s,tpot_s,tokens_per_s,power_w,"
+      "tokens_per_s_per_w,memory_bytes,capacity_bytes,devices_price_usd,tokens_per_s_per_kusd,"
+      "error\n";
+  auto quoted = [](const std::string& s) {
+    // RFC 4180: a field with a comma, quote or newline is quoted, quotes doubled.
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (const auto& r : rows) {
+    out += fmt::format("{},{},{},", quoted(r.hardware), hw_class_name(r.hw_class), quoted(r.stack));
+    if (r.ok) {
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},", r.tp, r.fits ? "true" : "false",
+                         r.max_batch, r.ttft_s, r.tpot_s, r.tokens_per_s, r.power_w,
+                         r.tokens_per_s_per_w, r.memory_bytes, r.capacity_bytes);
+      out += r.devices_price_usd > 0
+                 ? fmt::format("{},{},", r.devices_price_usd, r.tokens_per_s_per_kusd)
+                 : std::string(",,");
+      out += "\n";
+    } else {
+      out += ",,,,,,,,,,,," + quoted(r.error) + "\n";
+    }
+  }
+  return out;
+}
+
 // ---- Formatting ---------------------------------------------------------------------------
 
 std::string fmt_q(double value, Dim d, int significant) {

@@ -217,6 +217,10 @@ enum class CompareKey {
 /// Stable sort; rows that failed go last whatever the direction.
 void sort_compare(std::vector<CompareRow>& rows, CompareKey key, bool descending);
 
+/// The comparison as CSV (SI units, unit in each column name, empty cells for what a failed row
+/// lacks, its reason in `error`), for pasting into a spreadsheet or a report.
+std::string compare_csv(const std::vector<CompareRow>& rows);
+
 // ---- Formatting ---------------------------------------------------------------------------
 
 /// "1.23 ms", "15.8 ktokens/s": format_quantity of an SI value with a dash for non-finite or
