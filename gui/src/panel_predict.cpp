@@ -428,8 +428,8 @@ void draw_predict_panel(App& app) {
     ImGui::DragFloat("TPOT target", &app.tpot_target_ms, 0.5f, 1.0f, 2000.0f, "%.0f ms");
     ImGui::SameLine();
     if (const SweepPoint* best = best_within_tpot(v.sweep, app.tpot_target_ms * 1e-3)) {
-      ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "best within it: batch %d, %s tok/s",
-                         best->batch, fmt_si(best->tokens_per_s, "", 3).c_str());
+      ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "best: batch %d, %s tok/s", best->batch,
+                         fmt_si(best->tokens_per_s, "", 3).c_str());
     } else {
       ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "no batch that fits meets it");
     }
