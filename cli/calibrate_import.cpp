@@ -16,6 +16,7 @@
 #include "exit_codes.hpp"
 #include "infercap/calibration/measurement_import.hpp"
 #include "infercap/calibration/provenance.hpp"
+#include "infercap/spec/csv.hpp"
 #include "infercap/spec/profile_io.hpp"
 #include "stack_yaml.hpp"
 
@@ -213,34 +214,6 @@ Result<BenchImport> llama_bench_rows(const json& arr, const std::string& file,
   return out;
 }
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
 std::string slurp(const std::string& path, bool* ok) {
   std::ifstream in(path);
   *ok = static_cast<bool>(in);
@@ -277,7 +250,7 @@ Result<BenchImport> parse_llama_bench_csv(std::string_view text, const std::stri
   while (std::getline(in, line)) {
     ++lineno;
     if (trim(line).empty()) continue;
-    auto cells = split_csv_line(line);
+    auto cells = spec::split_csv_line(line);
     if (header.empty()) {
       header = cells;
       for (const char* need : {"model_type", "n_prompt", "n_gen", "avg_ts"})
@@ -467,36 +440,6 @@ std::shared_ptr<ImportArgs> add_import_options(CLI::App* sub) {
   return a;
 }
 
-namespace {
-
-double* param_field(StackEfficiency& e, StackParam p) {
-  switch (p) {
-    case StackParam::weight_bandwidth_fraction:
-      return &e.weight_bandwidth_fraction;
-    case StackParam::kv_bandwidth_fraction:
-      return &e.kv_bandwidth_fraction;
-    case StackParam::gemm_compute_fraction:
-      return &e.gemm_compute_fraction;
-    case StackParam::quantised_gemm_compute_fraction:
-      return &e.quantised_gemm_compute_fraction;
-    case StackParam::attention_compute_fraction:
-      return &e.attention_compute_fraction;
-    case StackParam::kernel_overhead_s:
-      return &e.kernel_overhead_s;
-    case StackParam::step_overhead_s:
-      return &e.step_overhead_s;
-    case StackParam::issue_cycles_per_weight:
-      return &e.issue_cycles_per_weight;
-    case StackParam::quantised_issue_cycles_per_weight:
-      return &e.quantised_issue_cycles_per_weight;
-    case StackParam::flops_per_watt:
-      return &e.flops_per_watt;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 std::vector<StackParam> sensitive_params(const std::vector<StackParam>& params,
                                          const StackSpec& start, HwClass cls,
                                          const std::vector<BenchCase>& cases,
@@ -509,7 +452,7 @@ std::vector<StackParam> sensitive_params(const std::vector<StackParam>& params,
   std::vector<StackParam> keep;
   for (auto prm : params) {
     StackSpec moved = start;
-    double* f = param_field(moved.for_class(cls), prm);
+    double* f = stack_param_field(moved.for_class(cls), prm);
     // A 1% step (down for fractions near 1, from a small floor for overheads at zero): the local
     // slope, so a limit that binds only after a large step does not count.
     const bool fraction =

@@ -10,38 +10,11 @@
 #include <sstream>
 
 #include "common.hpp"
+#include "infercap/spec/csv.hpp"
 
 namespace infercap::cli {
 
 namespace {
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -69,7 +42,7 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty() || line == "\r") continue;
-    auto cells = split_csv_line(line);
+    auto cells = spec::split_csv_line(line);
     if (col.empty()) {
       for (size_t i = 0; i < cells.size(); ++i) col[cells[i]] = i;
       for (const auto& c : kColumns) {

@@ -1,4 +1,5 @@
 #include "infercap/calibration/measurement_import.hpp"
+#include "infercap/spec/csv.hpp"
 
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
@@ -46,26 +47,6 @@ std::optional<KernelKind> import_kind(const std::string& s) {
   if (k == "gemm") return KernelKind::gemm;
   if (k == "launch" || k == "call_overhead") return KernelKind::call_overhead;
   return std::nullopt;
-}
-
-// The roof a weight format's matmul runs on when the row does not say: the storage format's own
-// for native types; int8 arithmetic for int4/quantised weights (dequantised to int8 on the NPUs
-// that quote an int8 peak).
-ComputeType default_compute(DType d) {
-  switch (d) {
-    case DType::fp32:
-      return ComputeType::fp32;
-    case DType::bf16:
-      return ComputeType::bf16;
-    case DType::fp16:
-      return ComputeType::fp16;
-    case DType::fp8:
-      return ComputeType::fp8;
-    case DType::int8:
-      return ComputeType::int8;
-    default:
-      return ComputeType::int8;
-  }
 }
 
 // What a unit turns a value into: a time (seconds per call), or a rate over bytes or FLOPs.
@@ -124,7 +105,8 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     const auto dt = parse_dtype(get("dtype"));
     if (!dt) return fail("dtype", fmt::format("unknown weight format '{}'", get("dtype")));
     m.weights = *dt;
-    m.compute = default_compute(*dt);
+    // int4 and block formats run on int8 arithmetic on the NPUs that quote an int8 peak.
+    m.compute = native_compute_type(*dt).value_or(ComputeType::int8);
     if (!get("compute").empty()) {
       const auto ct = parse_compute_type(get("compute"));
       if (!ct) return fail("compute", fmt::format("unknown compute type '{}'", get("compute")));
@@ -263,34 +245,6 @@ bool set_header(ImportedMeasurements& out, const std::string& key, const std::st
   return true;
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
 const char* const kKnownColumns[] = {"kind",    "dtype",  "compute", "m",    "n",
                                      "k",       "bytes",  "value",   "unit", "source",
                                      "samples", "spread", "note"};
@@ -326,7 +280,7 @@ Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const 
       }
       continue;
     }
-    auto cells = split_csv(line);
+    auto cells = infercap::spec::split_csv_line(line);
     if (header.empty()) {
       for (auto& c : cells) c = lower(trim(c));
       for (const char* need : {"kind", "value", "unit", "source"})

@@ -162,23 +162,6 @@ std::string gbs(double v) {
   return fmt::format("{:.1f} GB/s", v / 1e9);
 }
 
-ComputeType storage_type(DType d) {
-  switch (d) {
-    case DType::fp32:
-      return ComputeType::fp32;
-    case DType::bf16:
-      return ComputeType::bf16;
-    case DType::fp16:
-      return ComputeType::fp16;
-    case DType::fp8:
-      return ComputeType::fp8;
-    case DType::int8:
-      return ComputeType::int8;
-    default:
-      return ComputeType::int4;
-  }
-}
-
 std::string describe(const Measurement& m) {
   return fmt::format("{} (threads {}, bytes {:.3g}, m {} n {} k {})", m.kernel, m.shape.threads,
                      m.shape.bytes, m.shape.m, m.shape.n, m.shape.k);
@@ -305,9 +288,11 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
   std::array<bool, kComputeTypeCount> has_4096{};
   for (const auto* r : clean)
     if (streaming(r) && r->shape.k == 4096)
-      has_4096[static_cast<size_t>(storage_type(r->weights))] = true;
+      has_4096[static_cast<size_t>(native_compute_type(r->weights).value_or(ComputeType::int4))] =
+          true;
   for (const auto* r : clean) {
-    const auto slot_i = static_cast<size_t>(storage_type(r->weights));
+    const auto slot_i =
+        static_cast<size_t>(native_compute_type(r->weights).value_or(ComputeType::int4));
     if (!streaming(r) || (has_4096[slot_i] && r->shape.k != 4096)) continue;
     double& slot = p.gemv_bandwidth_bytes_per_s[slot_i];
     slot = std::max(slot, r->bytes_per_s());
@@ -320,7 +305,8 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
           r->bytes_per_call < opt.dram_llc_multiple * llc * 0.9 || r->shape.k <= 0)
         continue;
       double& v =
-          byk[{static_cast<int>(storage_type(r->weights)), static_cast<double>(r->shape.k)}];
+          byk[{static_cast<int>(native_compute_type(r->weights).value_or(ComputeType::int4)),
+               static_cast<double>(r->shape.k)}];
       v = std::max(v, r->bytes_per_s());
     }
     for (const auto& [key, v] : byk) {

@@ -29,27 +29,12 @@ constexpr double kAttentionQueryTile = 128.0;
 // Unfused attention keeps fp32 scores: written, read for softmax, written, read for PV.
 constexpr double kUnfusedScoreBytesPerPair = 4.0 * 4.0;
 
-ComputeType activation_compute(DType a) {
-  switch (a) {
-    case DType::fp32:
-      return ComputeType::fp32;
-    case DType::fp16:
-      return ComputeType::fp16;
-    case DType::fp8:
-      return ComputeType::fp8;
-    case DType::int8:
-      return ComputeType::int8;
-    default:
-      return ComputeType::bf16;
-  }
-}
-
 }  // namespace
 
 Result<ComputeType> resolve_compute_type(const Precision& p, const HardwareSpec& hw) {
   const DType w = p.weights;
   const DType a = p.activations;
-  ComputeType c = activation_compute(a);
+  ComputeType c = native_compute_type(a).value_or(ComputeType::bf16);
   if (w == DType::fp32) {
     c = ComputeType::fp32;
   } else if (w == DType::fp8 && a == DType::fp8) {
@@ -122,7 +107,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     m.compute_ = *c;
     if (m.compute_ == ComputeType::int8 && is_block_quantised(dep.precision.weights) &&
         dep.precision.activations != DType::int8 && !eff.block_formats_use_int8) {
-      const ComputeType act = activation_compute(dep.precision.activations);
+      const ComputeType act =
+          native_compute_type(dep.precision.activations).value_or(ComputeType::bf16);
       if (at(hw.dense_flops_per_s, act) > 0) m.compute_ = act;
     }
   }
@@ -130,7 +116,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   const int cls = static_cast<int>(hw.hw_class);
   double bw = hw.memory_bandwidth_bytes_per_s;
   double flops = at(hw.dense_flops_per_s, m.compute_);
-  ComputeType attn_type = activation_compute(dep.precision.activations);
+  ComputeType attn_type =
+      native_compute_type(dep.precision.activations).value_or(ComputeType::bf16);
   if (attn_type == ComputeType::int8 || attn_type == ComputeType::fp8)
     attn_type = ComputeType::bf16;
   if (at(hw.dense_flops_per_s, attn_type) <= 0) attn_type = m.compute_;

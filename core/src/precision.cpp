@@ -88,6 +88,23 @@ std::optional<DType> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
+std::optional<ComputeType> native_compute_type(DType t) {
+  switch (t) {
+    case DType::fp32:
+      return ComputeType::fp32;
+    case DType::bf16:
+      return ComputeType::bf16;
+    case DType::fp16:
+      return ComputeType::fp16;
+    case DType::fp8:
+      return ComputeType::fp8;
+    case DType::int8:
+      return ComputeType::int8;
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string_view compute_type_name(ComputeType t) {
   return kComputeNames[static_cast<int>(t)];
 }

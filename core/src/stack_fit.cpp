@@ -64,9 +64,7 @@ double bytes_per_generated_token(const BenchCase& c) {
   return weights + kv;
 }
 
-namespace {
-
-double* field(StackEfficiency& e, StackParam p) {
+double* stack_param_field(StackEfficiency& e, StackParam p) {
   switch (p) {
     case StackParam::weight_bandwidth_fraction:
       return &e.weight_bandwidth_fraction;
@@ -92,6 +90,8 @@ double* field(StackEfficiency& e, StackParam p) {
   return nullptr;
 }
 
+namespace {
+
 bool is_fraction(StackParam p) {
   return p != StackParam::kernel_overhead_s && p != StackParam::step_overhead_s &&
          p != StackParam::issue_cycles_per_weight &&
@@ -113,7 +113,7 @@ struct Problem {
     for (size_t i = 0; i < params.size(); ++i) {
       double v = std::exp(theta[static_cast<Eigen::Index>(i)]);
       if (is_fraction(params[i])) v = std::min(v, 1.0);
-      *field(e, params[i]) = v;
+      *stack_param_field(e, params[i]) = v;
     }
   }
   Result<Eigen::VectorXd> residuals(const Eigen::VectorXd& theta) {
@@ -146,7 +146,7 @@ Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
   const auto n = static_cast<Eigen::Index>(params.size());
   Eigen::VectorXd theta(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double v = *field(pb.stack.for_class(cls), params[static_cast<size_t>(i)]);
+    const double v = *stack_param_field(pb.stack.for_class(cls), params[static_cast<size_t>(i)]);
     theta[i] = std::log(std::max(v, kOverheadFloor));
   }
   auto r0 = pb.residuals(theta);
@@ -218,7 +218,7 @@ Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
   const Eigen::MatrixXd cov =
       (Js.transpose() * Js).ldlt().solve(Eigen::MatrixXd::Identity(k, k)) * (cost / dof);
   for (Eigen::Index j = 0; j < n; ++j) {
-    const double v = *field(out.stack.for_class(cls), params[static_cast<size_t>(j)]);
+    const double v = *stack_param_field(out.stack.for_class(cls), params[static_cast<size_t>(j)]);
     out.values.push_back(v);
     const auto pos = std::find(idx.begin(), idx.end(), j);
     if (pos == idx.end()) {

@@ -53,6 +53,8 @@ enum class StackParam : unsigned char {
   flops_per_watt,
 };
 std::string_view stack_param_name(StackParam p);
+/// The StackEfficiency field a parameter names.
+double* stack_param_field(StackEfficiency& e, StackParam p);
 
 struct StackFitResult {
   StackSpec stack;                 ///< `start` with the fitted parameters written in
