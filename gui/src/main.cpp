@@ -193,7 +193,6 @@ int main(int argc, char** argv) {
     {
       // Input this frame (or a drag in progress): render at full rate for a moment so hover
       // states, tooltips and opened popups settle without waiting for the next event.
-      const ImGuiIO& io = ImGui::GetIO();
       const bool input = io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 ||
                          ImGui::IsAnyMouseDown() || ImGui::IsAnyItemActive() ||
                          io.InputQueueCharacters.Size > 0;
