@@ -12,6 +12,7 @@
 // Unsigned storage with a zero point lets VNNI's u8 x s8 dot product take the weights as its
 // unsigned operand; the zero point is removed with the activations' sums.
 #include <cstdint>
+#include "infercap/calibration/half.hpp"
 
 #include "infercap/precision.hpp"
 #include "thread_team.hpp"
@@ -87,10 +88,10 @@ struct MatmulCheck {
 MatmulCheck check_matmul(const PackedWeights& w, const Activations& a, const float* x,
                          const float* y, long m);
 
-uint16_t fp32_to_bf16(float f);
-float bf16_to_fp32(uint16_t h);
-uint16_t fp32_to_fp16(float f);
-float fp16_to_fp32(uint16_t h);
+using infercap::calibration::bf16_to_fp32;
+using infercap::calibration::fp16_to_fp32;
+using infercap::calibration::fp32_to_bf16;
+using infercap::calibration::fp32_to_fp16;
 
 // ISA kernels; each lives in its own translation unit built with that ISA's flags only.
 namespace avx512 {

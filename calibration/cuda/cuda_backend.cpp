@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "infercap/calibration/half.hpp"
 #include "infercap/calibration/registry.hpp"
 #include "kernels.hpp"
 
@@ -118,39 +119,6 @@ inline float hash_unit(uint64_t i, uint64_t seed) {
   return static_cast<float>(z >> 40) / static_cast<float>(1ull << 23) - 1.0f;
 }
 
-uint16_t to_bf16(float f) {
-  uint32_t u = 0;
-  std::memcpy(&u, &f, 4);
-  u += 0x7fff + ((u >> 16) & 1);
-  return static_cast<uint16_t>(u >> 16);
-}
-float from_bf16(uint16_t h) {
-  const uint32_t u = static_cast<uint32_t>(h) << 16;
-  float f = 0;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-// IEEE binary16 for |f| in the normal range or zero (the test data), round to nearest even.
-uint16_t to_fp16(float f) {
-  uint32_t u = 0;
-  std::memcpy(&u, &f, 4);
-  const uint32_t sign = (u >> 16) & 0x8000;
-  const int exp = static_cast<int>((u >> 23) & 0xff) - 127 + 15;
-  const uint32_t mant = u & 0x7fffff;
-  if (exp <= 0) return static_cast<uint16_t>(sign);
-  uint32_t h = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  if ((mant & 0x1fff) > 0x1000 || ((mant & 0x1fff) == 0x1000 && (h & 1))) ++h;
-  return static_cast<uint16_t>(h);
-}
-float from_fp16(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  uint32_t u = sign;
-  if (exp != 0) u |= ((exp - 15 + 127) << 23) | (mant << 13);
-  float f = 0;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 // OCP e4m3: bias 7, largest finite 448 (code 0x7e), subnormals below 2^-6 in steps of 2^-9.
 // The reference multiplies with the decoded value of the stored code, so the rounding of the
 // encoder only has to be close, not bit-exact with the hardware's conversion.
@@ -402,22 +370,23 @@ class GemvInstance : public KernelInstance {
         for (int j = 0; j < cudak::kInt4Group; ++j)
           amax = std::max(amax, std::fabs(hash_unit(base + g * cudak::kInt4Group + j, 3)));
         // The scale is stored in fp16; the reference uses the stored value.
-        group_scale[static_cast<size_t>(r) * groups + g] = to_fp16(amax > 0 ? amax / 7.f : 1.f);
+        group_scale[static_cast<size_t>(r) * groups + g] =
+            fp32_to_fp16(amax > 0 ? amax / 7.f : 1.f);
       }
       for (int j = 0; j < k; ++j) {
         const size_t i = base + j;
         const float v = hash_unit(i, 3);
         switch (f) {
           case WeightFormat::bf16: {
-            const uint16_t h = to_bf16(v);
+            const uint16_t h = fp32_to_bf16(v);
             std::memcpy(&w[2 * i], &h, 2);
-            wq_[i] = from_bf16(h);
+            wq_[i] = bf16_to_fp32(h);
             break;
           }
           case WeightFormat::fp16: {
-            const uint16_t h = to_fp16(v);
+            const uint16_t h = fp32_to_fp16(v);
             std::memcpy(&w[2 * i], &h, 2);
-            wq_[i] = from_fp16(h);
+            wq_[i] = fp16_to_fp32(h);
             break;
           }
           case WeightFormat::fp8: {
@@ -435,7 +404,7 @@ class GemvInstance : public KernelInstance {
           }
           case WeightFormat::int4: {
             const float s =
-                from_fp16(group_scale[static_cast<size_t>(r) * groups + j / cudak::kInt4Group]);
+                fp16_to_fp32(group_scale[static_cast<size_t>(r) * groups + j / cudak::kInt4Group]);
             const int q = std::clamp(static_cast<int>(std::lround(v / s)), -7, 7);
             w[i / 2] = static_cast<unsigned char>(w[i / 2] | ((q + 8) << ((i & 1) * 4)));
             wq_[i] = static_cast<float>(q) * s;
@@ -548,9 +517,9 @@ class GemmInstance : public KernelInstance {
           h[i] = to_e4m3(v);
           q[i] = e4m3_value(h[i]);
         } else {
-          const uint16_t b = to_bf16(v);
+          const uint16_t b = fp32_to_bf16(v);
           std::memcpy(&h[2 * i], &b, 2);
-          q[i] = from_bf16(b);
+          q[i] = bf16_to_fp32(b);
         }
       }
     };
@@ -618,7 +587,7 @@ class GemmInstance : public KernelInstance {
     } else {
       std::vector<uint16_t> h(mn);
       cudaMemcpy(h.data(), c_.p, mn * 2, cudaMemcpyDeviceToHost);
-      for (size_t i = 0; i < mn; ++i) y[i] = from_bf16(h[i]);
+      for (size_t i = 0; i < mn; ++i) y[i] = bf16_to_fp32(h[i]);
       r.tolerance = 1e-2;  // bf16 output: 8 significant bits
     }
     // 256 outputs spread over the matrix (a full host GEMM at 8192^3 would take minutes).

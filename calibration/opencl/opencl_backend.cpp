@@ -16,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "infercap/calibration/half.hpp"
 #include "infercap/calibration/registry.hpp"
 
 namespace infercap::calibration {
@@ -418,40 +419,6 @@ class EmptyInstance : public KernelInstance {
 
 // ---- GEMV ----------------------------------------------------------------------------------
 
-uint16_t to_bf16(float f) {
-  uint32_t u = 0;
-  std::memcpy(&u, &f, 4);
-  u += 0x7fff + ((u >> 16) & 1);  // round to nearest even
-  return static_cast<uint16_t>(u >> 16);
-}
-float from_bf16(uint16_t h) {
-  const uint32_t u = static_cast<uint32_t>(h) << 16;
-  float f = 0;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-// IEEE half for values in the normal range of the test data (|v| in [2^-14, 65504]) or zero.
-uint16_t to_fp16(float f) {
-  uint32_t u = 0;
-  std::memcpy(&u, &f, 4);
-  const uint32_t sign = (u >> 16) & 0x8000;
-  const int exp = static_cast<int>((u >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = u & 0x7fffff;
-  if (exp <= 0) return static_cast<uint16_t>(sign);
-  uint32_t h = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  if ((mant & 0x1fff) > 0x1000 || ((mant & 0x1fff) == 0x1000 && (h & 1))) ++h;
-  return static_cast<uint16_t>(h);
-}
-float from_fp16(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  uint32_t u = sign;
-  if (exp != 0) u |= ((exp - 15 + 127) << 23) | (mant << 13);
-  float f = 0;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 class GemvInstance : public KernelInstance {
  public:
   GemvInstance(Ctx& c, DType w, int m, int n, int k)
@@ -472,8 +439,8 @@ class GemvInstance : public KernelInstance {
       case DType::bf16: {
         std::vector<uint16_t> h(nk);
         for (size_t i = 0; i < nk; ++i) {
-          h[i] = w == DType::fp16 ? to_fp16(wf[i]) : to_bf16(wf[i]);
-          wq_[i] = w == DType::fp16 ? from_fp16(h[i]) : from_bf16(h[i]);
+          h[i] = w == DType::fp16 ? fp32_to_fp16(wf[i]) : fp32_to_bf16(wf[i]);
+          wq_[i] = w == DType::fp16 ? fp16_to_fp32(h[i]) : bf16_to_fp32(h[i]);
         }
         bytes.resize(nk * 2);
         std::memcpy(bytes.data(), h.data(), nk * 2);
