@@ -1,7 +1,10 @@
 // infercap plan SPEC.yaml: a workload in, a ranked and explained hardware recommendation out.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,6 +16,7 @@
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/scenario.hpp"
 #include "output.hpp"
+#include "plan_command.hpp"
 
 namespace infercap::cli {
 
@@ -440,6 +444,91 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
                      plan.candidates_evaluated, plan.candidates_verified, b.name);
   return out;
 }
+
+// The sources behind a recommendation: every device, model and stack it uses and the price book.
+std::string sources_appendix(const Plan& plan, const PlanInputs& in) {
+  std::vector<const CandidateRow*> parts;
+  for (const auto& p : plan.recommended.parts) parts.push_back(&p);
+  for (const auto& a : plan.alternatives) {
+    for (const auto& p : a.parts) parts.push_back(&p);
+  }
+  std::string out = "\n## Where the numbers come from\n\n";
+  auto table = [&](const std::string& title, const std::vector<SourceRef>& sources) {
+    out += fmt::format("### {}\n\n| fields | source | date | note |\n|---|---|---|---|\n", title);
+    for (const auto& s : sources) {
+      out +=
+          fmt::format("| {} | {} | {} | {} |\n", fmt::join(s.fields, " "), s.ref, s.date, s.note);
+    }
+    out += "\n";
+  };
+  std::vector<std::string> seen;
+  auto once = [&](const std::string& key) {
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return false;
+    seen.push_back(key);
+    return true;
+  };
+  for (const auto* r : parts) {
+    for (const auto& h : in.space.hardware) {
+      if (h.name == r->hardware && once("hw:" + h.name)) table("hardware " + h.name, h.sources);
+    }
+    for (const auto& m : in.models) {
+      if (m.name == r->model && once("model:" + m.name)) table("model " + m.name, m.sources);
+    }
+    for (const auto& st : in.space.stacks) {
+      if (st.name == r->stack && once("stack:" + st.name)) table("stack " + st.name, st.sources);
+    }
+  }
+  table("price book " + in.prices.name, in.prices.sources);
+  out +=
+      "The model's equations: docs/model.md; its accuracy on public measurements: "
+      "docs/validation.md.\n";
+  return out;
+}
+
+}  // namespace
+
+int run_plan_report(const PlanReportArgs& a) {
+  spec::Diagnostics diags;
+  if (a.output.empty()) diags.error("", 0, 0, "--output", "expected a file to write the report to");
+  if (a.top < 1) diags.error("", 0, 0, "--top", fmt::format("expected >= 1, found {}", a.top));
+  if (diags.has_errors()) return print_diagnostics(diags);
+  const std::string data = data_dir_or_default(a.data);
+  auto catalog = spec::Catalog::load(data, diags);
+  if (diags.has_errors()) return print_diagnostics(diags);
+  auto sc = spec::load_scenario(a.spec, data, diags);
+  if (!sc) return print_diagnostics(diags);
+  auto in = spec::to_plan_inputs(*sc, catalog, diags);
+  if (!in) return print_diagnostics(diags);
+  auto plan = solve(*in);
+  if (!plan) {
+    diags.error(a.spec, 0, 0, "", plan.error().message);
+    return print_diagnostics(diags);
+  }
+  PlanPrintOptions po;
+  po.format = Format::md;
+  po.top = a.top;
+  po.explain = true;
+  po.description = sc->description;
+  const std::string text = render_plan(*plan, *in, po) + sources_appendix(*plan, *in);
+  // Written to a temporary name and renamed, so a failed run never leaves half a report.
+  const std::string tmp = a.output + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f) {
+      fmt::print(stderr, "infercap report: cannot write {}\n", tmp);
+      return kExitIo;
+    }
+  }
+  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) {
+    fmt::print(stderr, "infercap report: cannot write {}\n", a.output);
+    return kExitIo;
+  }
+  fmt::print(stderr, "wrote {}\n", a.output);
+  return plan->feasible ? kExitOk : kExitInfeasible;
+}
+
+namespace {
 
 int run_plan(const PlanArgs& a) {
   spec::Diagnostics diags;

@@ -157,3 +157,32 @@ TEST_CASE("catalog: list and show with sources", "[golden]") {
   const Run u = run("catalog show h300", true);
   CHECK(u.rc == 3);
 }
+
+TEST_CASE("report: the plan as Markdown with the sources it rests on, written whole", "[golden]") {
+  const std::string spec =
+      std::string(INFERCAP_SOURCE_DIR) + "/data/examples/doc-summarisation.yaml";
+  const std::string out = "/tmp/infercap-test-report.md";
+  std::remove(out.c_str());
+  const Run r = run("report " + spec + " -o " + out, true);
+  REQUIRE(r.rc == 0);
+  FILE* f = std::fopen(out.c_str(), "r");
+  REQUIRE(f != nullptr);
+  std::string text;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) text.append(buf.data(), n);
+  std::fclose(f);
+  // The same recommendation `plan` computes, then every source behind it.
+  const Run plan = run("plan " + spec + " -f json");
+  const auto j = nlohmann::json::parse(plan.out);
+  const std::string hw = j["recommended"]["parts"][0]["hardware"];
+  CHECK(text.find("## Recommended") != std::string::npos);
+  CHECK(text.find("## Batch knee: " + hw) != std::string::npos);
+  CHECK(text.find("## Where the numbers come from") != std::string::npos);
+  CHECK(text.find("### hardware " + hw) != std::string::npos);
+  CHECK(text.find("### price book") != std::string::npos);
+  // An unwritable destination is an I/O error and leaves nothing behind.
+  const Run bad = run("report " + spec + " -o /nonexistent-dir/r.md", true);
+  CHECK(bad.rc == 4);
+  std::remove(out.c_str());
+}
