@@ -249,6 +249,16 @@ Entry* lookup(Shared& sh, State& st, std::string_view key) {
   return nullptr;
 }
 
+// lookup() for a key the caller needs: reports a missing required key at the mapping's position.
+Entry* lookup_or_report(Shared& sh, State& st, std::string_view key, bool required) {
+  Entry* e = lookup(sh, st, key);
+  if (e == nullptr && required && st.valid) {
+    sh.diags->error(sh.file, st.pos.line, st.pos.col, join_path(st.path, key),
+                    "missing required key");
+  }
+  return e;
+}
+
 Position value_pos(const Entry& e) {
   if (e.value.IsDefined() && !e.value.IsNull()) {
     const Position p = node_pos(e.value);
@@ -484,13 +494,9 @@ std::optional<std::vector<std::string>> convert<std::vector<std::string>>(
 template <class T>
 std::optional<T> read_value(Shared& sh, State& st, std::string_view key, bool required,
                             const std::optional<Range>& range) {
-  Entry* e = lookup(sh, st, key);
+  Entry* e = lookup_or_report(sh, st, key, required);
   const std::string path = join_path(st.path, key);
-  if (e == nullptr) {
-    if (required && st.valid)
-      sh.diags->error(sh.file, st.pos.line, st.pos.col, path, "missing required key");
-    return std::nullopt;
-  }
+  if (e == nullptr) return std::nullopt;
   return convert<T>(Ctx{sh, path, value_pos(*e)}, e->value, key, range);
 }
 
@@ -525,14 +531,9 @@ template std::optional<std::vector<std::string>> Reader::optional<std::vector<st
 
 std::optional<double> Reader::required_quantity(std::string_view key, Dim dim,
                                                 std::optional<Range> range) {
-  Entry* e = lookup(*shared_, *state_, key);
+  Entry* e = lookup_or_report(*shared_, *state_, key, true);
   const std::string p = path_of(key);
-  if (e == nullptr) {
-    if (state_->valid)
-      shared_->diags->error(shared_->file, state_->pos.line, state_->pos.col, p,
-                            "missing required key");
-    return std::nullopt;
-  }
+  if (e == nullptr) return std::nullopt;
   return convert_quantity(Ctx{*shared_, p, value_pos(*e)}, e->value, dim, range);
 }
 
@@ -577,28 +578,18 @@ std::optional<std::size_t> match_choice(Shared& sh, const std::string& path, Pos
 
 std::optional<std::size_t> Reader::choice(std::string_view key,
                                           const std::vector<std::string>& allowed, bool required) {
-  Entry* e = lookup(*shared_, *state_, key);
+  Entry* e = lookup_or_report(*shared_, *state_, key, required);
   const std::string p = path_of(key);
-  if (e == nullptr) {
-    if (required && state_->valid)
-      shared_->diags->error(shared_->file, state_->pos.line, state_->pos.col, p,
-                            "missing required key");
-    return std::nullopt;
-  }
+  if (e == nullptr) return std::nullopt;
   return match_choice(*shared_, p, value_pos(*e), e->value, allowed);
 }
 
 std::optional<std::vector<std::size_t>> Reader::choice_list(std::string_view key,
                                                             const std::vector<std::string>& allowed,
                                                             bool required) {
-  Entry* e = lookup(*shared_, *state_, key);
+  Entry* e = lookup_or_report(*shared_, *state_, key, required);
   const std::string p = path_of(key);
-  if (e == nullptr) {
-    if (required && state_->valid)
-      shared_->diags->error(shared_->file, state_->pos.line, state_->pos.col, p,
-                            "missing required key");
-    return std::nullopt;
-  }
+  if (e == nullptr) return std::nullopt;
   if (!e->value.IsSequence()) {
     const Position vp = value_pos(*e);
     shared_->diags->error(shared_->file, vp.line, vp.col, p,
@@ -616,14 +607,9 @@ std::optional<std::vector<std::size_t>> Reader::choice_list(std::string_view key
 }
 
 std::optional<Reader> Reader::child_impl(std::string_view key, bool required) {
-  Entry* e = lookup(*shared_, *state_, key);
+  Entry* e = lookup_or_report(*shared_, *state_, key, required);
   const std::string p = path_of(key);
-  if (e == nullptr) {
-    if (required && state_->valid)
-      shared_->diags->error(shared_->file, state_->pos.line, state_->pos.col, p,
-                            "missing required key");
-    return std::nullopt;
-  }
+  if (e == nullptr) return std::nullopt;
   if (!e->value.IsMap()) {
     const Position vp = value_pos(*e);
     shared_->diags->error(shared_->file, vp.line, vp.col, p,
@@ -644,14 +630,9 @@ std::optional<Reader> Reader::required_child(std::string_view key) {
 
 std::vector<Reader> Reader::list(std::string_view key, bool required) {
   std::vector<Reader> out;
-  Entry* e = lookup(*shared_, *state_, key);
+  Entry* e = lookup_or_report(*shared_, *state_, key, required);
   const std::string p = path_of(key);
-  if (e == nullptr) {
-    if (required && state_->valid)
-      shared_->diags->error(shared_->file, state_->pos.line, state_->pos.col, p,
-                            "missing required key");
-    return out;
-  }
+  if (e == nullptr) return out;
   if (!e->value.IsSequence()) {
     const Position vp = value_pos(*e);
     shared_->diags->error(
