@@ -445,6 +445,48 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
   return out;
 }
 
+// Catalog, scenario, plan inputs and the solve, shared by `plan` and `report`. On failure the
+// diagnostics are printed and `rc` holds the exit code.
+struct Solved {
+  spec::Scenario scenario;
+  PlanInputs inputs;
+  Plan plan;
+};
+
+std::optional<Solved> solve_scenario(const std::string& spec_path, const std::string& data_flag,
+                                     const std::string& currency, int& rc) {
+  spec::Diagnostics diags;
+  const std::string data = data_dir_or_default(data_flag);
+  auto catalog = spec::Catalog::load(data, diags);
+  if (diags.has_errors()) {
+    rc = print_diagnostics(diags);
+    return std::nullopt;
+  }
+  auto sc = spec::load_scenario(spec_path, data, diags);
+  if (!sc) {
+    print_diagnostics(diags);
+    rc = diags.items().size() == 1 && diags.items()[0].line == 0 &&
+                 diags.items()[0].message.find("read") != std::string::npos
+             ? kExitIo
+             : kExitSpec;
+    return std::nullopt;
+  }
+  auto in = spec::to_plan_inputs(*sc, catalog, diags);
+  if (!in) {
+    rc = print_diagnostics(diags);
+    return std::nullopt;
+  }
+  if (!currency.empty())
+    in->prices.display_currency = currency == "CNY" ? Currency::cny : Currency::usd;
+  auto plan = solve(*in);
+  if (!plan) {
+    diags.error(spec_path, 0, 0, "", plan.error().message);
+    rc = print_diagnostics(diags);
+    return std::nullopt;
+  }
+  return Solved{std::move(*sc), std::move(*in), std::move(*plan)};
+}
+
 // The sources behind a recommendation: every device, model and stack it uses and the price book.
 std::string sources_appendix(const Plan& plan, const PlanInputs& in) {
   std::vector<const CandidateRow*> parts;
@@ -492,24 +534,17 @@ int run_plan_report(const PlanReportArgs& a) {
   if (a.output.empty()) diags.error("", 0, 0, "--output", "expected a file to write the report to");
   if (a.top < 1) diags.error("", 0, 0, "--top", fmt::format("expected >= 1, found {}", a.top));
   if (diags.has_errors()) return print_diagnostics(diags);
-  const std::string data = data_dir_or_default(a.data);
-  auto catalog = spec::Catalog::load(data, diags);
-  if (diags.has_errors()) return print_diagnostics(diags);
-  auto sc = spec::load_scenario(a.spec, data, diags);
-  if (!sc) return print_diagnostics(diags);
-  auto in = spec::to_plan_inputs(*sc, catalog, diags);
-  if (!in) return print_diagnostics(diags);
-  auto plan = solve(*in);
-  if (!plan) {
-    diags.error(a.spec, 0, 0, "", plan.error().message);
-    return print_diagnostics(diags);
-  }
+  int rc = kExitOk;
+  auto solved = solve_scenario(a.spec, a.data, "", rc);
+  if (!solved) return rc;
+  const Plan& plan = solved->plan;
+  const PlanInputs& in = solved->inputs;
   PlanPrintOptions po;
   po.format = Format::md;
   po.top = a.top;
   po.explain = true;
-  po.description = sc->description;
-  const std::string text = render_plan(*plan, *in, po) + sources_appendix(*plan, *in);
+  po.description = solved->scenario.description;
+  const std::string text = render_plan(plan, in, po) + sources_appendix(plan, in);
   // Written to a temporary name and renamed, so a failed run never leaves half a report.
   const std::string tmp = a.output + ".tmp";
   {
@@ -525,7 +560,7 @@ int run_plan_report(const PlanReportArgs& a) {
     return kExitIo;
   }
   fmt::print(stderr, "wrote {}\n", a.output);
-  return plan->feasible ? kExitOk : kExitInfeasible;
+  return plan.feasible ? kExitOk : kExitInfeasible;
 }
 
 namespace {
@@ -540,33 +575,18 @@ int run_plan(const PlanArgs& a) {
   if (!a.currency.empty() && a.currency != "USD" && a.currency != "CNY")
     diags.error("", 0, 0, "--currency", fmt::format("expected USD or CNY, found '{}'", a.currency));
   if (diags.has_errors()) return print_diagnostics(diags);
-  const std::string data = data_dir_or_default(a.data);
-  auto catalog = spec::Catalog::load(data, diags);
-  if (diags.has_errors()) return print_diagnostics(diags);
-  auto sc = spec::load_scenario(a.spec, data, diags);
-  if (!sc) {
-    print_diagnostics(diags);
-    return diags.items().size() == 1 && diags.items()[0].line == 0 &&
-                   diags.items()[0].message.find("read") != std::string::npos
-               ? kExitIo
-               : kExitSpec;
-  }
-  auto in = spec::to_plan_inputs(*sc, catalog, diags);
-  if (!in) return print_diagnostics(diags);
-  if (!a.currency.empty())
-    in->prices.display_currency = a.currency == "CNY" ? Currency::cny : Currency::usd;
-  auto plan = solve(*in);
-  if (!plan) {
-    diags.error(a.spec, 0, 0, "", plan.error().message);
-    return print_diagnostics(diags);
-  }
+  int rc = kExitOk;
+  auto solved = solve_scenario(a.spec, a.data, a.currency, rc);
+  if (!solved) return rc;
+  const Plan& plan = solved->plan;
+  const PlanInputs& in = solved->inputs;
   PlanPrintOptions po;
   po.format = *fmt_opt;
   po.top = a.top;
   po.explain = a.explain;
-  po.description = sc->description;
-  fmt::print("{}", render_plan(*plan, *in, po));
-  return plan->feasible ? kExitOk : kExitInfeasible;
+  po.description = solved->scenario.description;
+  fmt::print("{}", render_plan(plan, in, po));
+  return plan.feasible ? kExitOk : kExitInfeasible;
 }
 
 }  // namespace
