@@ -6,18 +6,13 @@
 
 #include <stdexcept>
 
+#include "bench_catalog.hpp"
 #include "infercap_gui/view_model.hpp"
 
 namespace {
 
 const infercap::spec::Catalog& gui_catalog() {
-  static const infercap::spec::Catalog c = [] {
-    infercap::spec::Diagnostics d;
-    auto cat = infercap::spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-    if (d.has_errors()) throw std::runtime_error(d.format());
-    return cat;
-  }();
-  return c;
+  return infercap::bench::project_catalog();
 }
 
 void BM_GuiPredictView(benchmark::State& st) {

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "bench_catalog.hpp"
 #include "infercap/perf.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/stack_fit.hpp"
@@ -12,13 +13,7 @@
 namespace {
 
 const infercap::spec::Catalog& catalog() {
-  static const infercap::spec::Catalog c = [] {
-    infercap::spec::Diagnostics d;
-    auto cat = infercap::spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-    if (d.has_errors()) throw std::runtime_error(d.format());
-    return cat;
-  }();
-  return c;
+  return infercap::bench::project_catalog();
 }
 
 infercap::PerfModel model_on(const char* model, const char* hw, const char* stack) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog_fixture.hpp"
 #include "infercap/hardware.hpp"
 #include "infercap/precision.hpp"
 #include "infercap/spec/catalog.hpp"
@@ -35,18 +36,8 @@ const std::string kHardwareDir = INFERCAP_SOURCE_DIR "/data/hardware";
 // CI clones the project beside the steering repository, whose shared/ holds the benchmarks.
 const std::string kBenchmarkDir = INFERCAP_SOURCE_DIR "/../shared/benchmarks";
 
-struct Loaded {
-  Diagnostics diags;
-  Catalog catalog;
-};
-
-const Loaded& loaded() {
-  static const Loaded l = [] {
-    Loaded x;
-    x.catalog = Catalog::load(INFERCAP_SOURCE_DIR "/data", x.diags);
-    return x;
-  }();
-  return l;
+const infercap::test::LoadedCatalog& loaded() {
+  return infercap::test::project_catalog();
 }
 
 const HardwareSpec& hw(const std::string& name) {
@@ -143,7 +134,7 @@ TEST_CASE("hardware catalog: every file loads with no diagnostics", "[unit]") {
     if (spec) CHECK(fs::path(f).stem().string() == spec->name);
   }
   // Through the catalog as well: no hardware file may collide with another entry's names.
-  const Loaded& l = loaded();
+  const auto& l = loaded();
   std::string hw_diags;
   for (const auto& d : l.diags.items()) {
     if (d.file.find("/hardware/") != std::string::npos) hw_diags += format(d) + "\n";

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog_fixture.hpp"
 #include "infercap/model.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/diagnostics.hpp"
@@ -18,19 +19,8 @@ using infercap::ModelSpec;
 using infercap::spec::Catalog;
 using infercap::spec::Diagnostics;
 
-struct Loaded {
-  Diagnostics diags;
-  Catalog catalog;
-};
-
-// Loaded once: the catalog is read-only and every case below uses the same files.
-const Loaded& loaded() {
-  static const Loaded l = [] {
-    Loaded x;
-    x.catalog = Catalog::load(INFERCAP_SOURCE_DIR "/data", x.diags);
-    return x;
-  }();
-  return l;
+const infercap::test::LoadedCatalog& loaded() {
+  return infercap::test::project_catalog();
 }
 
 const ModelSpec& model(const std::string& name) {
@@ -47,7 +37,7 @@ double rel_dev(double value, double reference) {
 }  // namespace
 
 TEST_CASE("model catalog loads with no diagnostics", "[model]") {
-  const Loaded& l = loaded();
+  const auto& l = loaded();
   INFO(l.diags.format());
   CHECK(l.diags.empty());
   // The entries the rest of the project (seed rows, benchmarks, examples) relies on.

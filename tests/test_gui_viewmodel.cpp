@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "catalog_fixture.hpp"
 #include "infercap/spec/prices.hpp"
 #include "infercap_gui/plan_job.hpp"
 #include "infercap_gui/view_model.hpp"
@@ -16,11 +17,7 @@ using namespace infercap::gui;
 namespace {
 
 const spec::Catalog& catalog() {
-  static const spec::Catalog cat = [] {
-    spec::Diagnostics d;
-    return spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-  }();
-  return cat;
+  return infercap::test::project_catalog().catalog;
 }
 
 std::vector<SweepPoint> curve(int n, double (*f)(double)) {
