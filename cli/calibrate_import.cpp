@@ -16,6 +16,7 @@
 #include "exit_codes.hpp"
 #include "infercap/calibration/measurement_import.hpp"
 #include "infercap/calibration/provenance.hpp"
+#include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/csv.hpp"
 #include "infercap/spec/profile_io.hpp"
 #include "stack_yaml.hpp"
@@ -612,30 +613,17 @@ int run_stack_fit(const ImportArgs& a, const std::string& output, const std::str
   SourceRef prov;
   prov.fields = {"classes.*"};
   prov.ref = fmt::format("fitted by `{}` from {}, commit {}", cmd, fmt::join(files_fmt, ", "),
-                         calibration::make_provenance({}, cmd).commit);
+                         calibration::source_commit("core cli"));
   prov.date = calibration::iso_date_utc().substr(0, 10);
   prov.note = fmt::format("{}", fmt::join(summary, "; "));
-  std::vector<SourceRef> sources;
-  for (const auto& src : base->sources)
-    if (src.ref.rfind("fitted by", 0) != 0) sources.push_back(src);
-  sources.push_back(prov);
-  fitted.sources = sources;
+  record_fit_provenance(fitted, base->sources, std::move(prov));
   const std::string yaml = stack_to_yaml(fitted);
   if (output.empty()) {
     fmt::print("\n{}", yaml);
     return kExitOk;
   }
-  const std::string tmp = output + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << yaml;
-    if (!out) {
-      fmt::print(stderr, "infercap calibrate: cannot write {}\n", tmp);
-      return kExitIo;
-    }
-  }
-  if (std::rename(tmp.c_str(), output.c_str()) != 0) {
-    fmt::print(stderr, "infercap calibrate: cannot write {}\n", output);
+  if (auto w = spec::write_file_atomically(output, yaml); !w) {
+    fmt::print(stderr, "infercap calibrate: {}\n", w.error().message);
     return kExitIo;
   }
   fmt::print("wrote {}\n", output);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,6 +12,7 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "infercap/solver.hpp"
+#include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/scenario.hpp"
 #include "output.hpp"
@@ -545,18 +545,8 @@ int run_plan_report(const PlanReportArgs& a) {
   po.explain = true;
   po.description = solved->scenario.description;
   const std::string text = render_plan(plan, in, po) + sources_appendix(plan, in);
-  // Written to a temporary name and renamed, so a failed run never leaves half a report.
-  const std::string tmp = a.output + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << text;
-    if (!f) {
-      fmt::print(stderr, "infercap report: cannot write {}\n", tmp);
-      return kExitIo;
-    }
-  }
-  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) {
-    fmt::print(stderr, "infercap report: cannot write {}\n", a.output);
+  if (auto w = spec::write_file_atomically(a.output, text); !w) {
+    fmt::print(stderr, "infercap report: {}\n", w.error().message);
     return kExitIo;
   }
   fmt::print(stderr, "wrote {}\n", a.output);

@@ -5,9 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -15,6 +13,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
+#include "infercap/calibration/provenance.hpp"
+#include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/profile_io.hpp"
 #include "measurements.hpp"
 #include "output.hpp"
@@ -98,27 +98,6 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
   if (has_long && has_prefill) p.push_back(StackParam::attention_compute_fraction);
   if (has_prefill && start.flops_per_watt > 0) p.push_back(StackParam::flops_per_watt);
   return p;
-}
-
-std::string git_commit() {
-  std::string out;
-  if (FILE* f = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
-    char buf[64];
-    if (fgets(buf, sizeof buf, f)) out = buf;
-    pclose(f);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
-}
-
-std::string today() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
 }
 
 int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vector<MappedRow>& rows,
@@ -219,28 +198,12 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
     SourceRef prov;
     prov.fields = {"classes.*"};
     prov.ref = fmt::format("fitted by `{}` on {} rows ({} .. {}), commit {}", cmd, ids.size(),
-                           *ids.begin(), *ids.rbegin(), git_commit());
-    prov.date = today();
+                           *ids.begin(), *ids.rbegin(), calibration::source_commit("core cli"));
+    prov.date = calibration::iso_date_utc().substr(0, 10);
     prov.note = fmt::format("{}", fmt::join(notes, "; "));
-    std::vector<SourceRef> sources;
-    for (const auto& s : base->sources) {
-      // Earlier fit provenance is replaced; hand-written sources of unfitted fields stay.
-      if (s.ref.rfind("fitted by", 0) != 0) sources.push_back(s);
-    }
-    sources.push_back(prov);
-    fitted.sources = sources;
-    const std::string yaml = stack_to_yaml(fitted);
-    const std::string tmp = a.write + ".tmp";
-    {
-      std::ofstream out(tmp);
-      out << yaml;
-      if (!out) {
-        fmt::print(stderr, "infercap validate: cannot write {}\n", tmp);
-        return kExitIo;
-      }
-    }
-    if (std::rename(tmp.c_str(), a.write.c_str()) != 0) {
-      fmt::print(stderr, "infercap validate: cannot write {}\n", a.write);
+    record_fit_provenance(fitted, base->sources, std::move(prov));
+    if (auto w = spec::write_file_atomically(a.write, stack_to_yaml(fitted)); !w) {
+      fmt::print(stderr, "infercap validate: {}\n", w.error().message);
       return kExitIo;
     }
     fmt::print(stderr, "wrote {}\n", a.write);

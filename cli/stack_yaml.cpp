@@ -18,6 +18,16 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
+void record_fit_provenance(StackSpec& fitted, const std::vector<SourceRef>& base_sources,
+                           SourceRef fit) {
+  std::vector<SourceRef> sources;
+  for (const auto& s : base_sources) {
+    if (s.ref.rfind("fitted by", 0) != 0) sources.push_back(s);
+  }
+  sources.push_back(std::move(fit));
+  fitted.sources = std::move(sources);
+}
+
 std::string stack_to_yaml(const StackSpec& s) {
   std::string o;
   o += "schema_version: 1\nkind: stack\n";

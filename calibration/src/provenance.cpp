@@ -43,7 +43,9 @@ double cache_size(hwloc_obj_type_t t) {
   return o != nullptr && o->attr != nullptr ? static_cast<double>(o->attr->cache.size) : 0;
 }
 
-std::string git_commit() {
+}  // namespace
+
+std::string source_commit(const std::string& dirty_paths) {
   std::string dir = INFERCAP_SOURCE_DIR_FOR_GIT;
   if (dir.empty()) return "unknown";
   const std::string cmd = "git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null";
@@ -54,13 +56,12 @@ std::string git_commit() {
   if (fgets(buf, sizeof buf, p) != nullptr) out = trim(buf);
   pclose(p);
   if (out.empty()) return "unknown";
-  // Uncommitted changes to the kernels would make the commit a lie; say so.
-  const std::string dirty = "git -C '" + dir + "' diff --quiet HEAD -- calibration 2>/dev/null";
+  // Uncommitted changes to the code that produced the numbers would make the commit a lie.
+  const std::string dirty =
+      "git -C '" + dir + "' diff --quiet HEAD -- " + dirty_paths + " 2>/dev/null";
   if (std::system(dirty.c_str()) != 0) out += "+dirty";
   return out;
 }
-
-}  // namespace
 
 MachineInfo probe_machine() {
   MachineInfo m;
@@ -104,7 +105,7 @@ Provenance make_provenance(const MachineInfo& m, const std::string& command) {
   p.host = m.hostname;
   p.os = m.kernel;
   p.date = iso_date_utc();
-  p.commit = git_commit();
+  p.commit = source_commit("calibration");
   p.command = command;
   std::ostringstream n;
   n << "vendor=" << m.vendor << "; sockets=" << m.sockets << "; cores=" << m.cores

@@ -2,11 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
+#include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/reader.hpp"
 #include "infercap/spec/sources.hpp"
 
@@ -179,22 +179,7 @@ Result<CalibrationProfile> load_profile(const std::string& path, Diagnostics& di
 }
 
 Result<std::string> save_profile(const CalibrationProfile& p, const std::string& path) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error{"cannot write " + tmp};
-    out << profile_to_yaml(p);
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Error{"cannot write " + tmp};
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Error{"cannot rename " + tmp + " to " + path};
-  }
-  return path;
+  return write_file_atomically(path, profile_to_yaml(p));
 }
 
 }  // namespace infercap::spec

@@ -31,6 +31,11 @@ MachineInfo probe_machine();
 /// INFERCAP_GIT_COMMIT at build time, or `git rev-parse` in the source tree, or "unknown".
 Provenance make_provenance(const MachineInfo& m, const std::string& command);
 
+/// The source tree's commit (INFERCAP_GIT_COMMIT at build time, or `git rev-parse`), with
+/// "+dirty" when `dirty_paths` (space-separated, relative to the tree) have uncommitted changes;
+/// "unknown" without git.
+std::string source_commit(const std::string& dirty_paths);
+
 /// UTC now as ISO 8601, e.g. "2026-11-29T23:40:12Z".
 std::string iso_date_utc();
 
