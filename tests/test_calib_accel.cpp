@@ -2,7 +2,11 @@
 // CI), CUDA when built and a GPU is present. Every kernel is checked against its host reference
 // through the harness; tests that need a device skip with the reason when there is none.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <set>
+
+#include "../calibration/cuda/unpack.hpp"
+#include "infercap/calibration/half.hpp"
 
 #include "infercap/calibration/fit.hpp"
 #include "infercap/calibration/harness.hpp"
@@ -152,29 +156,85 @@ TEST_CASE("CUDA backend: plan names its kernels and without a GPU it says why", 
   }
 }
 
+TEST_CASE("CUDA GEMV weight unpacking: the magic-number conversions are exact", "[calib]") {
+  // These run on the host: the GEMV kernel calls the same functions on the device. Formula:
+  // float bits 0x4B000000 | u = 2^23 + u exactly for 0 <= u < 2^23.
+  using namespace infercap::calibration::cudak;
+  SECTION("int8: every byte value in every position equals its two's-complement value") {
+    for (int pos = 0; pos < 4; ++pos)
+      for (int b = 0; b < 256; ++b) {
+        // Neighbours 0x7f / 0x80 catch a sign flip leaking across bytes.
+        uint32_t word = 0x807f807fu;
+        word = (word & ~(0xffu << (8 * pos))) | (static_cast<uint32_t>(b) << (8 * pos));
+        float out[4];
+        unpack_s8x4(word, out);
+        for (int i = 0; i < 4; ++i) {
+          const auto expect = static_cast<float>(static_cast<int8_t>((word >> (8 * i)) & 0xffu));
+          INFO("pos " << pos << " byte " << b << " element " << i);
+          REQUIRE(out[i] == expect);
+        }
+      }
+  }
+  SECTION("int4: stored q + 8 in every nibble gives q in [-8, 7]") {
+    for (int pos = 0; pos < 8; ++pos)
+      for (int q = -8; q <= 7; ++q) {
+        uint32_t word = 0xf0f0f0f0u;
+        word = (word & ~(0xfu << (4 * pos))) | (static_cast<uint32_t>(q + 8) << (4 * pos));
+        float out[8];
+        unpack_u4x8(word, out);
+        for (int i = 0; i < 8; ++i) {
+          const int stored = static_cast<int>((word >> (4 * i)) & 0xfu);
+          REQUIRE(out[i] == static_cast<float>(stored - 8));
+        }
+        REQUIRE(out[pos] == static_cast<float>(q));
+      }
+  }
+  SECTION("bf16: a packed pair gives the same floats as the reference conversion") {
+    for (float a : {1.f, -2.f, 0.15625f, 3.0e38f, -1.0e-38f, 0.f})
+      for (float b : {65504.f, -0.5f, 7.0e-3f}) {
+        const uint16_t ha = fp32_to_bf16(a), hb = fp32_to_bf16(b);
+        float out[2];
+        unpack_bf16x2(static_cast<uint32_t>(ha) | (static_cast<uint32_t>(hb) << 16), out);
+        CHECK(out[0] == bf16_to_fp32(ha));
+        CHECK(out[1] == bf16_to_fp32(hb));
+      }
+  }
+}
+
 TEST_CASE("CUDA backend: every kernel passes its reference check on the GPU", "[calib]") {
   const Backend* b = builtin_registry().find("cuda");
   if (b == nullptr || !b->available().available) {
     WARN("no CUDA backend or GPU; skipped");
     return;
   }
-  for (const auto& k : b->kernels()) {
-    if (!k.available().available) continue;
-    Shape s;
-    s.bytes = 64 << 20;
-    if (k.kind == KernelKind::gemv) {
-      s.m = 3;
-      s.n = 300;
-      s.k = 1024;
-    } else if (k.kind == KernelKind::gemm) {
-      s.m = 256;
-      s.n = 192;
-      s.k = 512;
+  // Both GEMV kernels (INFERCAP_CUDA_GEMV, read when an instance is prepared), at a shape with
+  // several sequences and a row count that is not a multiple of the rows kernel's 4, and at a row
+  // of 128 weights (one warp, most lanes idle).
+  for (const char* gemv_kernel : {"rows", "warp_per_row"}) {
+    setenv("INFERCAP_CUDA_GEMV", gemv_kernel, 1);
+    for (const auto& k : b->kernels()) {
+      if (!k.available().available) continue;
+      if (k.kind != KernelKind::gemv && std::string(gemv_kernel) != "rows") continue;
+      std::vector<Shape> shapes(1);
+      shapes[0].bytes = 64 << 20;
+      if (k.kind == KernelKind::gemv) {
+        shapes[0].m = 3;
+        shapes[0].n = 301;
+        shapes[0].k = 1024;
+        shapes.push_back(Shape{1, -1, 0, 1, 5, 128});
+      } else if (k.kind == KernelKind::gemm) {
+        shapes[0].m = 256;
+        shapes[0].n = 192;
+        shapes[0].k = 512;
+      }
+      for (const auto& s : shapes) {
+        auto m = measure("cuda", k, s, tiny_harness());
+        INFO(k.name << " (" << gemv_kernel << ") m " << s.m << " n " << s.n << " k " << s.k);
+        REQUIRE(m);
+        CHECK(m->check_ok);
+        if (k.kind == KernelKind::gemm) CHECK(m->flops_per_call == 2.0 * 256 * 192 * 512);
+      }
     }
-    auto m = measure("cuda", k, s, tiny_harness());
-    INFO(k.name);
-    REQUIRE(m);
-    CHECK(m->check_ok);
-    if (k.kind == KernelKind::gemm) CHECK(m->flops_per_call == 2.0 * 256 * 192 * 512);
   }
+  unsetenv("INFERCAP_CUDA_GEMV");
 }

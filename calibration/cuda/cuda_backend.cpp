@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -345,9 +346,18 @@ double weight_bytes_per_element(WeightFormat f) {
   return 2;
 }
 
+// INFERCAP_CUDA_GEMV=warp_per_row selects the first H200 run's kernel (kernels.hpp), to compare
+// against or to fall back on; anything else, or nothing, is the rows kernel.
+cudak::GemvKernel gemv_kernel_from_env() {
+  const char* e = std::getenv("INFERCAP_CUDA_GEMV");
+  return e != nullptr && std::strcmp(e, "warp_per_row") == 0 ? cudak::GemvKernel::warp_per_row
+                                                             : cudak::GemvKernel::rows;
+}
+
 class GemvInstance : public KernelInstance {
  public:
-  GemvInstance(WeightFormat f, int m, int n, int k) : f_(f), m_(m), n_(n), k_(k) {
+  GemvInstance(WeightFormat f, int m, int n, int k)
+      : f_(f), m_(m), n_(n), k_(k), kernel_(gemv_kernel_from_env()) {
     const size_t nk = static_cast<size_t>(n) * static_cast<size_t>(k);
     const auto wbytes = static_cast<size_t>(static_cast<double>(nk) * weight_bytes_per_element(f));
     std::vector<unsigned char> w(wbytes, 0);
@@ -451,7 +461,8 @@ class GemvInstance : public KernelInstance {
   int copies() const { return static_cast<int>(copies_.size()); }
   void run() override {
     for (const auto& c : copies_)
-      cudak::launch_gemv(f_, c.p, scales_.p, xd_.as<float>(), yd_.as<float>(), m_, n_, k_, nullptr);
+      cudak::launch_gemv(f_, c.p, scales_.p, xd_.as<float>(), yd_.as<float>(), m_, n_, k_, nullptr,
+                         kernel_);
     sync();
   }
   CheckResult check() override {
@@ -477,7 +488,9 @@ class GemvInstance : public KernelInstance {
             r.error, std::fabs(y[static_cast<size_t>(b) * n_ + o] - ref) / std::max(mag, 1e-30));
       }
     r.ok = r.error <= r.tolerance;
-    if (!r.ok) r.message = fmt::format("GEMV error {:.3g} > {:.1g}", r.error, r.tolerance);
+    if (!r.ok)
+      r.message = fmt::format("GEMV ({} kernel) error {:.3g} > {:.1g}",
+                              cudak::gemv_kernel_name(kernel_), r.error, r.tolerance);
     return r;
   }
   double bytes_per_call() const override {
@@ -491,6 +504,7 @@ class GemvInstance : public KernelInstance {
  private:
   WeightFormat f_;
   int m_, n_, k_;
+  cudak::GemvKernel kernel_;
   std::vector<float> wq_, x_;
   std::vector<DevBuf> copies_;
   DevBuf scales_, xd_, yd_;

@@ -129,12 +129,19 @@ void streams(int sms) {
       "{\"kernel\": \"copy.cuda\", \"bytes_moved\": %zu, \"median_s\": %.6e, \"GBps\": %.1f, "
       "\"check_ok\": %s}\n",
       2 * bytes, cms * 1e-3, 2 * bytes / (cms * 1e-3) / 1e9, cok ? "true" : "false");
+  // The copy rate by grid size: the harness uses 8 blocks of 256 threads per SM; this shows
+  // whether another grid streams faster on this GPU.
+  for (int per_sm : {2, 4, 16, 32}) {
+    const double ms = median_ms([&] { k::launch_copy(a, b, n16, sms * per_sm, nullptr); }, 20);
+    std::printf("{\"kernel\": \"copy.cuda\", \"blocks_per_sm\": %d, \"GBps\": %.1f}\n", per_sm,
+                2 * bytes / (ms * 1e-3) / 1e9);
+  }
   cudaFree(a);
   cudaFree(b);
   cudaFree(part);
 }
 
-void gemv(WeightFormat f, const char* name, int m, int n, int kk) {
+void gemv(WeightFormat f, const char* name, int m, int n, int kk, k::GemvKernel kern) {
   const size_t nk = static_cast<size_t>(n) * kk;
   const double bpe = f == WeightFormat::int4                               ? 0.5
                      : (f == WeightFormat::fp8 || f == WeightFormat::int8) ? 1
@@ -200,7 +207,7 @@ void gemv(WeightFormat f, const char* name, int m, int n, int kk) {
   cudaMemcpy(xd, x.data(), x.size() * 4, cudaMemcpyHostToDevice);
   const double ms = median_ms(
       [&] {
-        for (auto p : wd) k::launch_gemv(f, p, sd, xd, yd, m, n, kk, nullptr);
+        for (auto p : wd) k::launch_gemv(f, p, sd, xd, yd, m, n, kk, nullptr, kern);
       },
       20);
   const cudaError_t err = cudaGetLastError();
@@ -223,10 +230,11 @@ void gemv(WeightFormat f, const char* name, int m, int n, int kk) {
   const double per_call_s = ms * 1e-3 / copies;
   const double bytes = wbytes + sbytes + 4.0 * m * (kk + n);
   std::printf(
-      "{\"kernel\": \"gemv.cuda.%s\", \"m\": %d, \"n\": %d, \"k\": %d, \"copies\": %d, "
-      "\"median_s_per_gemv\": %.6e, "
+      "{\"kernel\": \"gemv.cuda.%s\", \"gemv_kernel\": \"%s\", \"m\": %d, \"n\": %d, "
+      "\"k\": %d, \"copies\": %d, \"median_s_per_gemv\": %.6e, "
       "\"GBps\": %.1f, \"check_error\": %.3g, \"check_ok\": %s}\n",
-      name, m, n, kk, copies, per_call_s, bytes / per_call_s / 1e9, worst, ok ? "true" : "false");
+      name, k::gemv_kernel_name(kern), m, n, kk, copies, per_call_s, bytes / per_call_s / 1e9,
+      worst, ok ? "true" : "false");
   for (auto p : wd) cudaFree(p);
   cudaFree(sd);
   cudaFree(xd);
@@ -249,8 +257,16 @@ int main() {
                                                      {WeightFormat::fp8, "fp8"},
                                                      {WeightFormat::int8, "int8"},
                                                      {WeightFormat::int4, "int4"}};
-  for (const auto& [f, name] : fs) gemv(f, name, 1, 14336, 4096);
-  for (int m : {4, 8}) gemv(WeightFormat::bf16, "bf16", m, 14336, 4096);
+  // Both GEMV kernels at the reference's shape (Llama-3-8B up projection), then the rows
+  // kernel's other decode shapes: a few sequences at once, the 4096-row down projection, and an
+  // odd row count (the last block's clamped rows).
+  for (const auto kern : {k::GemvKernel::rows, k::GemvKernel::warp_per_row}) {
+    for (const auto& [f, name] : fs) gemv(f, name, 1, 14336, 4096, kern);
+    for (int m : {4, 8}) gemv(WeightFormat::bf16, "bf16", m, 14336, 4096, kern);
+  }
+  for (int m : {2, 3, 8}) gemv(WeightFormat::int8, "int8", m, 14336, 4096, k::GemvKernel::rows);
+  for (const auto& [f, name] : fs) gemv(f, name, 1, 4096, 14336, k::GemvKernel::rows);
+  gemv(WeightFormat::int4, "int4", 5, 4093, 1024, k::GemvKernel::rows);
   std::printf("{\"failures\": %d}\n", failures);
   return failures == 0 ? 0 : 1;
 }

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels.hpp"
+#include "unpack.hpp"
 
 namespace infercap::calibration::cudak {
 
@@ -54,7 +55,7 @@ __global__ void copy_kernel(const uint4* __restrict__ a, uint4* __restrict__ b, 
 
 __global__ void empty_kernel() {}
 
-// ---- GEMV: one warp per output row, 16 bytes of weights per lane per step ----------------------
+// ---- GEMV weight formats: 16 bytes of weights per lane per step -------------------------------
 
 template <WeightFormat F>
 struct Fmt;
@@ -117,6 +118,161 @@ struct Fmt<WeightFormat::int4> {
       w[i] = static_cast<float>(static_cast<int>((words[i / 8] >> (4 * (i % 8))) & 0xf) - 8);
   }
 };
+
+// ---- GEMV, rows kernel: a block computes kRows output rows; its warps split k ------------------
+//
+// Why: in the warp-per-row kernel every weight byte costs 2-8 bytes of fp32 activation loads
+// (from L1) plus an I2F conversion per quantised weight, so the 8- and 4-bit formats ran at a
+// third (a tenth) of HBM bandwidth on the H200 (docs/calibration-accelerators.md). Here each
+// activation chunk loaded feeds kRows rows, quantised weights are unpacked with the magic-number
+// trick (unpack.hpp), and splitting k over the block's warps keeps n / kRows blocks enough to
+// fill the GPU even for a 4096-row down projection.
+
+constexpr int kRows = 4;
+constexpr int kMaxWarps = 8;
+
+__device__ __forceinline__ uint32_t word_of(const uint4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+/// Weights [8 s, 8 s + 8) of a 16-byte vector as floats (s < per_vec / 8).
+template <WeightFormat F>
+__device__ __forceinline__ void unpack8(const uint4& v, int s, float* w) {
+  if constexpr (F == WeightFormat::bf16) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) unpack_bf16x2(word_of(v, i), w + 2 * i);
+  } else if constexpr (F == WeightFormat::fp16) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t u = word_of(v, i);
+      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&u));
+      w[2 * i] = f.x;
+      w[2 * i + 1] = f.y;
+    }
+  } else if constexpr (F == WeightFormat::fp8) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const uint32_t u = word_of(v, 2 * s + i);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const __half2_raw raw = __nv_cvt_fp8x2_to_halfraw2(
+            static_cast<__nv_fp8x2_storage_t>((u >> (16 * h)) & 0xffffu), __NV_E4M3);
+        const float2 f = __half22float2(__half2(raw));
+        w[4 * i + 2 * h] = f.x;
+        w[4 * i + 2 * h + 1] = f.y;
+      }
+    }
+  } else if constexpr (F == WeightFormat::int8) {
+    unpack_s8x4(word_of(v, 2 * s), w);
+    unpack_s8x4(word_of(v, 2 * s + 1), w + 4);
+  } else {
+    unpack_u4x8(word_of(v, s), w);
+  }
+}
+
+template <WeightFormat F, int M>
+__global__ void __launch_bounds__(32 * kMaxWarps)
+    gemv_rows_kernel(const uint4* __restrict__ w, const void* __restrict__ scales,
+                     const float* __restrict__ x, float* __restrict__ y, int m, int n, int k) {
+  constexpr int P = Fmt<F>::per_vec;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const int row0 = blockIdx.x * kRows;
+  const int vecs = k / P;
+  // Rows past n (the last block) read row n - 1 and are not written: no branch in the loop.
+  int rows[kRows];
+  const uint4* wr[kRows];
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    rows[j] = min(row0 + j, n - 1);
+    wr[j] = w + static_cast<size_t>(rows[j]) * vecs;
+  }
+  float acc[M][kRows];
+#pragma unroll
+  for (int r = 0; r < M; ++r)
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) acc[r][j] = 0.f;
+
+  for (int v = warp * 32 + lane; v < vecs; v += warps * 32) {
+    uint4 raw[kRows];
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) raw[j] = __ldcs(wr[j] + v);
+    float gs[kRows];
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      gs[j] = 1.f;
+      if constexpr (F == WeightFormat::int4)
+        gs[j] = __half2float(__ldg(static_cast<const __half*>(scales) +
+                                   static_cast<size_t>(rows[j]) * (k / kInt4Group) +
+                                   v * P / kInt4Group));
+    }
+#pragma unroll
+    for (int s = 0; s < P / 8; ++s) {
+      float wf[kRows][8];
+#pragma unroll
+      for (int j = 0; j < kRows; ++j) unpack8<F>(raw[j], s, wf[j]);
+#pragma unroll
+      for (int r = 0; r < M; ++r) {
+        if (r >= m) break;
+        const float4* xp =
+            reinterpret_cast<const float4*>(x + static_cast<size_t>(r) * k + v * P + 8 * s);
+        const float4 a = __ldg(xp), b = __ldg(xp + 1);
+#pragma unroll
+        for (int j = 0; j < kRows; ++j) {
+          const float* q = wf[j];
+          const float d = q[0] * a.x + q[1] * a.y + q[2] * a.z + q[3] * a.w + q[4] * b.x +
+                          q[5] * b.y + q[6] * b.z + q[7] * b.w;
+          acc[r][j] = fmaf(d, gs[j], acc[r][j]);
+        }
+      }
+    }
+  }
+
+  __shared__ float red[kMaxWarps][M * kRows];
+#pragma unroll
+  for (int r = 0; r < M; ++r)
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      float s = acc[r][j];
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
+      if (lane == 0) red[warp][r * kRows + j] = s;
+    }
+  __syncthreads();
+  const int t = threadIdx.x;
+  if (t < M * kRows) {
+    const int r = t / kRows, j = t % kRows;
+    if (r < m && row0 + j < n) {
+      float s = 0.f;
+      for (int i = 0; i < warps; ++i) s += red[i][t];
+      if constexpr (F == WeightFormat::fp8 || F == WeightFormat::int8)
+        s *= static_cast<const float*>(scales)[row0 + j];
+      y[static_cast<size_t>(r) * n + row0 + j] = s;
+    }
+  }
+}
+
+template <WeightFormat F, int M>
+int gemv_rows_launch(const void* w, const void* scales, const float* x, float* y, int m, int n,
+                     int k, cudaStream_t s) {
+  // Each lane should stream at least two vectors of a row: fewer warps for short rows.
+  const int vecs = k / Fmt<F>::per_vec;
+  const int warps = max(1, min(kMaxWarps, vecs / 64));
+  const dim3 grid((n + kRows - 1) / kRows), block(32 * warps);
+  gemv_rows_kernel<F, M>
+      <<<grid, block, 0, s>>>(static_cast<const uint4*>(w), scales, x, y, m, n, k);
+  return static_cast<int>(cudaGetLastError());
+}
+
+template <WeightFormat F>
+int gemv_rows_for(const void* w, const void* scales, const float* x, float* y, int m, int n, int k,
+                  cudaStream_t s) {
+  if (m == 1) return gemv_rows_launch<F, 1>(w, scales, x, y, m, n, k, s);
+  if (m == 2) return gemv_rows_launch<F, 2>(w, scales, x, y, m, n, k, s);
+  if (m <= 4) return gemv_rows_launch<F, 4>(w, scales, x, y, m, n, k, s);
+  return gemv_rows_launch<F, 8>(w, scales, x, y, m, n, k, s);
+}
+
+// ---- GEMV, warp-per-row kernel (the one measured on the H200 on 2026-11-30) --------------------
 
 template <WeightFormat F, int M>
 __global__ void gemv_kernel(const uint4* __restrict__ w, const void* __restrict__ scales,
@@ -264,9 +420,22 @@ int launch_empty(void* stream) {
 }
 
 int launch_gemv(WeightFormat fmt, const void* w, const void* scales, const float* x, float* y,
-                int m, int n, int k, void* stream) {
-  if (m < 1 || m > 8 || k % kInt4Group != 0) return static_cast<int>(cudaErrorInvalidValue);
+                int m, int n, int k, void* stream, GemvKernel kernel) {
+  if (m < 1 || m > 8 || n < 1 || k % kInt4Group != 0)
+    return static_cast<int>(cudaErrorInvalidValue);
   const auto s = static_cast<cudaStream_t>(stream);
+  if (kernel == GemvKernel::rows) switch (fmt) {
+      case WeightFormat::bf16:
+        return gemv_rows_for<WeightFormat::bf16>(w, scales, x, y, m, n, k, s);
+      case WeightFormat::fp16:
+        return gemv_rows_for<WeightFormat::fp16>(w, scales, x, y, m, n, k, s);
+      case WeightFormat::fp8:
+        return gemv_rows_for<WeightFormat::fp8>(w, scales, x, y, m, n, k, s);
+      case WeightFormat::int8:
+        return gemv_rows_for<WeightFormat::int8>(w, scales, x, y, m, n, k, s);
+      case WeightFormat::int4:
+        return gemv_rows_for<WeightFormat::int4>(w, scales, x, y, m, n, k, s);
+    }
   switch (fmt) {
     case WeightFormat::bf16:
       return gemv_for<WeightFormat::bf16>(w, scales, x, y, m, n, k, s);

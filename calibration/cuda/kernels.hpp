@@ -19,9 +19,19 @@ int launch_read_sum(const void* a, size_t n16, float* partial, int blocks, void*
 int launch_copy(const void* a, void* b, size_t n16, int blocks, void* stream);
 /// One empty kernel of one thread.
 int launch_empty(void* stream);
-/// y[m x n] (fp32) = x[m x k] (fp32) * W^T, W n x k in `fmt`; m in 1..8, k a multiple of 128.
+/// The two GEMV kernels. `rows`: a block computes 4 output rows with its warps splitting k, so
+/// each activation chunk loaded feeds 4 rows, and quantised weights are unpacked with bit tricks
+/// (unpack.hpp). `warp_per_row`: one warp per output row, an I2F per quantised weight; the kernel
+/// of the first H200 measurement (2026-11-30), kept to compare against and as a fallback.
+enum class GemvKernel : int { rows = 0, warp_per_row = 1 };
+inline const char* gemv_kernel_name(GemvKernel g) {
+  return g == GemvKernel::rows ? "rows" : "warp_per_row";
+}
+
+/// y[m x n] (fp32) = x[m x k] (fp32) * W^T, W n x k in `fmt`; m in 1..8, n >= 1, k a multiple of
+/// 128.
 int launch_gemv(WeightFormat fmt, const void* w, const void* scales, const float* x, float* y,
-                int m, int n, int k, void* stream);
+                int m, int n, int k, void* stream, GemvKernel kernel = GemvKernel::rows);
 /// The simple custom GEMM: C[m x n] (fp32) = A[m x k] (bf16) * B^T, B n x k (bf16), 64 x 64
 /// tiles in shared memory, fp32 accumulation on the CUDA cores; m, n, k multiples of 64.
 int launch_gemm_tiled_bf16(const void* a, const void* b, float* c, int m, int n, int k,
