@@ -69,7 +69,7 @@ TMP=$(mktemp)
   echo "1.94 TB/s, reachable by a CUDA-graph stack such as vLLM, beyond what llama.cpp reaches on that"
   echo "card (the fitted llama.cpp stack predicts 66 tokens/s: issue-limited on 108 SMs at 1.41 GHz),"
   echo "and impossible on an A10 (600 GB/s). Row SEED-020 is predicted with llama.cpp because the"
-  echo "article names no stack; \\`--stack vllm\\` predicts it within the article's range."
+  echo 'article names no stack; `--stack vllm` predicts it within the article'"'"'s range.'
   echo
   echo "## 4. Every row (fitted stacks)"
   echo
