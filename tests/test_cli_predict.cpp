@@ -138,6 +138,46 @@ TEST_CASE("validate: every public row is predicted or listed with its reason", "
   }
 }
 
+TEST_CASE("validate --calibration: a profile changes exactly the rows of the hardware it names",
+          "[golden]") {
+  const std::string dir = INFERCAP_SOURCE_DIR "/../shared/benchmarks/";
+  FILE* f = std::fopen((dir + "llamacpp-gpu-benchmarks.csv").c_str(), "r");
+  if (f == nullptr) {
+    WARN("shared/benchmarks not found beside the checkout; skipping");
+    return;
+  }
+  std::fclose(f);
+  // The fixture names rtx-4090 with half its datasheet bandwidth (synthetic, marked as such).
+  const std::string profile =
+      INFERCAP_SOURCE_DIR "/tests/data/calibration/rtx-4090-half-bandwidth.profile.yaml";
+  const Run plain = run("validate -i " + dir + "llamacpp-gpu-benchmarks.csv -f json");
+  const Run cal = run("validate -i " + dir + "llamacpp-gpu-benchmarks.csv -f json --calibration " +
+                      profile);
+  REQUIRE(plain.rc == 0);
+  REQUIRE(cal.rc == 0);
+  const auto a = nlohmann::json::parse(plain.out)["rows"];
+  const auto b = nlohmann::json::parse(cal.out)["rows"];
+  REQUIRE(a.size() == b.size());
+  int changed = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO(std::string(a[i]["id"]));
+    REQUIRE(a[i]["id"] == b[i]["id"]);
+    const double before = a[i]["predicted"], after = b[i]["predicted"];
+    if (a[i]["hardware"] != "rtx-4090") {
+      CHECK(after == before);
+      continue;
+    }
+    ++changed;
+    // A step time is a sum of per-operator max(compute, memory, issue) terms plus fixed costs:
+    // halving the bandwidth at most doubles it, and memory-bound decode slows by most of that.
+    const double ratio = after / before;
+    CHECK(ratio >= 0.5);
+    CHECK(ratio < 1.0);
+    if (std::string(a[i]["metric"]).rfind("decode", 0) == 0) CHECK(ratio < 0.7);
+  }
+  CHECK(changed == 16);  // the 4090's rows in the public file
+}
+
 TEST_CASE("validate: a malformed measurements file names file, line and column", "[golden]") {
   const std::string path =
       std::string(INFERCAP_SOURCE_DIR) + "/tests/data/measurements/bad-value.csv";

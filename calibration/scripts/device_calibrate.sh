@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# Calibrates a second machine (e.g. the Intel Xeon host of the H200 box, which has AMX) from
-# binaries built here, in one run:
+# Calibrates a second machine from binaries built here, in one run: its CPU (e.g. the Intel Xeon
+# with AMX of the H200 box) and, when it has an NVIDIA GPU, the CUDA backend.
 #   calibration/scripts/device_calibrate.sh pack      # here: binaries + shared libs -> build-devrun/
-#   calibration/scripts/device_calibrate.sh run OUT   # there: tests, calibrate, decoder, benches
-# The target needs no compiler or packages: build-devrun/lib carries the Debian libraries
-# (hwloc, yaml-cpp, fmt, OpenBLAS, ...) and LD_LIBRARY_PATH points at them.
+#   calibration/scripts/device_calibrate.sh run OUT   # there: checks, profiles, decoder, benches
+#
+# The target needs no compiler or packages. build-devrun/lib carries the Debian libraries (hwloc,
+# yaml-cpp, fmt, OpenBLAS, ...) and LD_LIBRARY_PATH points at them. cuBLAS/cuBLASLt (~600 MB)
+# cannot travel in a 64 MiB carry, so `run` takes them from the target: a CUDA install or the pip
+# wheels that PyTorch pulls in (nvidia-cublas, e.g. /opt/torch/.venv/.../nvidia/cublas/lib). The
+# binaries link the CUDA 13 runtime; a driver of the 580 series or newer runs them.
+#
+# `run` is ordered by what is missing most: the CUDA smoke check (static runtime, no cuBLAS),
+# the [calib] tests, the CUDA profiles, then the CPU profile, decoder and benches. It keeps to a
+# time budget (RUN_BUDGET_S, default 420 s) so that one device call of 10 minutes holds it, and
+# skips the optional steps (the CUDA --full sweep, the benches) when the budget is spent. OUT
+# receives log.txt and results.tar.gz (the profiles, rows and smoke lines).
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 pack=$here/build-devrun
@@ -13,8 +23,16 @@ case "${1:-}" in
     build=${BUILD:-$here/build-dev}
     rm -rf "$pack" && mkdir -p "$pack/lib"
     for b in cli/infercap tests/infercap_tests calibration/infercap_decoder_run bench/infercap_bench; do
-      cp "$build/$b" "$pack/"
+      cp "$build/$b" "$pack/" || exit 1
     done
+    if ldd "$pack/infercap" | grep -q libcublas; then
+      # The smoke binary: the same kernels.cu, the static CUDA runtime, nothing else.
+      "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O2 -std=c++17 -arch=sm_90 \
+        "$here/calibration/cuda/kernels.cu" "$here/calibration/cuda/cuda_smoke.cpp" \
+        -cudart static -o "$pack/cuda_smoke" || exit 1
+    else
+      echo "note: $build was configured without CUDA (INFERCAP_WITH_CUDA=OFF): CPU only" >&2
+    fi
     ldd "$pack"/infercap* | awk '/=>/{print $3}' | sort -u |
       grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so|/libcu[A-Za-z]*\.so' |
       xargs -I{} cp -L {} "$pack/lib/"
@@ -22,18 +40,57 @@ case "${1:-}" in
     ;;
   run)
     out=${2:-/tmp/infercap-device}
-    mkdir -p "$out"
-    # CUDA's own libraries come from the target's image when it has them.
-    cuda_dirs=$(find /usr/local /opt -name 'libcudart.so.1*' -o -name 'libcublasLt.so.1*' 2>/dev/null |
-      xargs -r -n1 dirname | sort -u | tr '\n' ':')
-    export LD_LIBRARY_PATH=$pack/lib:$cuda_dirs/usr/local/cuda/lib64 INFERCAP_DATA_DIR=$here/data
-    log() { echo "== $*"; }
+    budget=${RUN_BUDGET_S:-420}
+    res=$out/results
+    mkdir -p "$res"
+    export INFERCAP_DATA_DIR=$here/data
+    # CUDA's libraries from the target's image: pip wheels first (python knows where), then a
+    # CUDA install.
+    cuda_dirs=$(
+      python3 -c 'import nvidia, os; [print(os.path.join(p, d, "lib")) for p in nvidia.__path__ for d in os.listdir(p)]' 2>/dev/null
+      find /usr/local /opt -maxdepth 8 \( -name 'libcudart.so.1*' -o -name 'libcublasLt.so.1*' \) 2>/dev/null |
+        xargs -r -n1 dirname
+    )
+    cuda_dirs=$(echo "$cuda_dirs" | awk 'NF && !seen[$0]++' | while read -r d; do [ -d "$d" ] && printf '%s:' "$d"; done)
+    export LD_LIBRARY_PATH=$pack/lib:${cuda_dirs}/usr/local/cuda/lib64
+    log() { echo "== [$SECONDS s] $*"; }
+    left() { [ "$SECONDS" -lt "$budget" ]; }
+    gpu=0
+    command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && gpu=1
     {
-      log "machine"; lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Core|Socket|NUMA|L3|Flags' | cut -c1-400
+      log "machine"
+      lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Core|Socket|NUMA|L3' | cut -c1-200
       grep -o -w -E 'amx_tile|amx_bf16|amx_int8|avx512_bf16|avx512_vnni' /proc/cpuinfo | sort | uniq -c
-      ldd "$pack/infercap_tests" | grep "not found"; log "tests [calib]"; timeout 60 "$pack/infercap_tests" "[calib]"
-      log "kernels"; timeout 30 "$pack/infercap" calibrate --list
-      log "calibrate --quick"; time timeout 200 "$pack/infercap" calibrate --quick -o "$out/profile.yaml" --rows "$out/rows.csv"
+      ldd "$pack/infercap_tests" | grep "not found" && log "WARNING: libraries not found (above)"
+      if [ "$gpu" = 1 ]; then
+        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
+        if [ -x "$pack/cuda_smoke" ]; then
+          log "cuda_smoke: read, copy by grid, both GEMV kernels (CUDA events, host references)"
+          timeout 240 "$pack/cuda_smoke" | tee "$res/h200-cuda-smoke.jsonl"
+          # The rows GEMV kernel was written without a GPU at hand: if any of its points fails
+          # the reference check, the profiles use the measured warp-per-row kernel instead.
+          if grep '"gemv_kernel": "rows"' "$res/h200-cuda-smoke.jsonl" | grep -q '"check_ok": false'; then
+            export INFERCAP_CUDA_GEMV=warp_per_row
+            log "rows GEMV kernel failed its check: INFERCAP_CUDA_GEMV=warp_per_row"
+          fi
+        fi
+      fi
+      log "tests [calib] (CPU ISAs, OpenCL, CUDA when a GPU is here)"
+      timeout 150 "$pack/infercap_tests" "[calib]"
+      log "kernels"
+      timeout 30 "$pack/infercap" calibrate --list
+      if [ "$gpu" = 1 ]; then
+        for effort in quick full; do
+          if [ "$effort" = full ] && [ "$SECONDS" -gt $((budget / 2)) ]; then
+            log "skipped calibrate --backend cuda --full (budget)"; continue
+          fi
+          log "calibrate --backend cuda --$effort (GEMV kernel: ${INFERCAP_CUDA_GEMV:-rows})"
+          time timeout 200 "$pack/infercap" calibrate --backend cuda --"$effort" --hardware h200 \
+            -o "$res/h200-cuda-$effort.yaml" --rows "$res/h200-cuda-$effort-rows.csv"
+        done
+      fi
+      log "calibrate --quick (CPU)"
+      time timeout 120 "$pack/infercap" calibrate --quick -o "$res/cpu-profile.yaml" --rows "$res/cpu-rows.csv"
       model=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
       hw=""
       for c in 8480 8462 8592 6980 9654 9755; do
@@ -44,14 +101,18 @@ case "${1:-}" in
       if [ -z "$hw" ] && grep -q -w amx_tile /proc/cpuinfo; then hw=xeon-8480p; fi
       log "decoder (datasheet: ${hw:-none})"
       for w in bf16 int8; do
-        INFERCAP_DECODER_SHAPES=1 timeout 150 "$pack/infercap_decoder_run" --model qwen2.5-0.5b --weights $w --steps 16 \
-          --context 128 --prompt 128 ${hw:+--hardware $hw} --profile "$out/profile.yaml"
+        left || { log "skipped decoder $w (budget)"; continue; }
+        INFERCAP_DECODER_SHAPES=1 timeout 60 "$pack/infercap_decoder_run" --model qwen2.5-0.5b --weights $w --steps 16 \
+          --context 128 --prompt 128 ${hw:+--hardware $hw} --profile "$res/cpu-profile.yaml"
       done
       log "bench (each reference in its own process)"
       for f in 'TriadOurs/' TriadOursUnpinned TriadStreamOmp SgemvOurs SgemvOpenBlas; do
+        left || { log "skipped bench $f (budget)"; continue; }
         timeout 60 "$pack/infercap_bench" --benchmark_filter="BM_Calib_$f" --benchmark_min_time=0.2 2>&1 | grep BM_
       done
+      log "done"
     } 2>&1 | tee "$out/log.txt"
+    tar -C "$res" -czf "$out/results.tar.gz" . && rm -rf "$res"
     ;;
   *) echo "usage: $0 pack | run OUT" >&2; exit 2 ;;
 esac
