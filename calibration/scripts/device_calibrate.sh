@@ -36,6 +36,9 @@ case "${1:-}" in
     ldd "$pack"/infercap* | awk '/=>/{print $3}' | sort -u |
       grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so|/libcu[A-Za-z]*\.so' |
       xargs -I{} cp -L {} "$pack/lib/"
+    # The C++ runtime travels apart: `run` uses it only when the target's own is older than this
+    # build's, since cuBLAS from the target may need the newer one.
+    mkdir -p "$pack/lib-compat" && mv "$pack"/lib/libstdc++.so.6 "$pack"/lib/libgcc_s.so.1 "$pack/lib-compat/"
     du -sh "$pack"
     ;;
   run)
@@ -52,7 +55,12 @@ case "${1:-}" in
         xargs -r -n1 dirname
     )
     cuda_dirs=$(echo "$cuda_dirs" | awk 'NF && !seen[$0]++' | while read -r d; do [ -d "$d" ] && printf '%s:' "$d"; done)
-    export LD_LIBRARY_PATH=$pack/lib:${cuda_dirs}/usr/local/cuda/lib64
+    compat=$pack/lib-compat:
+    sys_cxx=$(ldconfig -p 2>/dev/null | awk '/libstdc\+\+\.so\.6 .*x86-64/{print $NF; exit}')
+    need=$(strings "$pack/lib-compat/libstdc++.so.6" | grep -E '^GLIBCXX_3\.4\.[0-9]+$' | sort -V | tail -1)
+    need=${need:-GLIBCXX_3.4.30}  # GCC 12's, should `strings` be missing there
+    [ -n "$sys_cxx" ] && grep -q -a "$need" "$sys_cxx" && compat=""
+    export LD_LIBRARY_PATH=$pack/lib:$compat${cuda_dirs}/usr/local/cuda/lib64
     log() { echo "== [$SECONDS s] $*"; }
     left() { [ "$SECONDS" -lt "$budget" ]; }
     gpu=0
@@ -61,6 +69,8 @@ case "${1:-}" in
       log "machine"
       lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Core|Socket|NUMA|L3' | cut -c1-200
       grep -o -w -E 'amx_tile|amx_bf16|amx_int8|avx512_bf16|avx512_vnni' /proc/cpuinfo | sort | uniq -c
+      echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+      ldd "$pack/infercap" | grep -E "cublas|cudart|stdc" | sed 's/ (0x.*//'
       ldd "$pack/infercap_tests" | grep "not found" && log "WARNING: libraries not found (above)"
       if [ "$gpu" = 1 ]; then
         nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
