@@ -207,14 +207,17 @@ TEST_CASE("CUDA backend: every kernel passes its reference check on the GPU", "[
     WARN("no CUDA backend or GPU; skipped");
     return;
   }
-  // Both GEMV kernels (INFERCAP_CUDA_GEMV, read when an instance is prepared), at a shape with
-  // several sequences and a row count that is not a multiple of the rows kernel's 4, and at a row
-  // of 128 weights (one warp, most lanes idle).
-  for (const char* gemv_kernel : {"rows", "warp_per_row"}) {
-    setenv("INFERCAP_CUDA_GEMV", gemv_kernel, 1);
+  // The GEMV kernel chosen per shape (INFERCAP_CUDA_GEMV unset), then each of the two pinned, at
+  // a shape with several sequences and a row count that is not a multiple of the rows kernel's
+  // 4, and at a row of 128 weights (one warp, most lanes idle).
+  for (const std::string gemv_kernel : {"", "rows", "warp_per_row"}) {
+    if (gemv_kernel.empty())
+      unsetenv("INFERCAP_CUDA_GEMV");
+    else
+      setenv("INFERCAP_CUDA_GEMV", gemv_kernel.c_str(), 1);
     for (const auto& k : b->kernels()) {
       if (!k.available().available) continue;
-      if (k.kind != KernelKind::gemv && std::string(gemv_kernel) != "rows") continue;
+      if (k.kind != KernelKind::gemv && !gemv_kernel.empty()) continue;
       std::vector<Shape> shapes(1);
       shapes[0].bytes = 64 << 20;
       if (k.kind == KernelKind::gemv) {
@@ -229,7 +232,8 @@ TEST_CASE("CUDA backend: every kernel passes its reference check on the GPU", "[
       }
       for (const auto& s : shapes) {
         auto m = measure("cuda", k, s, tiny_harness());
-        INFO(k.name << " (" << gemv_kernel << ") m " << s.m << " n " << s.n << " k " << s.k);
+        INFO(k.name << " (GEMV kernel '" << gemv_kernel << "') m " << s.m << " n " << s.n << " k "
+                    << s.k);
         REQUIRE(m);
         CHECK(m->check_ok);
         if (k.kind == KernelKind::gemm) CHECK(m->flops_per_call == 2.0 * 256 * 192 * 512);
