@@ -81,7 +81,7 @@ Availability cuda_available() {
 }
 
 Availability need_sm90_fp8() {
-  const auto a = cuda_available();
+  auto a = cuda_available();
   if (!a.available) return a;
   if (device().cc_major < 9 && !(device().cc_major == 8 && device().cc_minor >= 9))
     return Availability::no("fp8 needs compute capability 8.9 or newer");
@@ -184,10 +184,11 @@ class StreamInstance : public KernelInstance {
   }
   bool ok() const { return a_.p && partial_.p && (kind_ != KernelKind::stream_copy || b_.p); }
   void run() override {
-    if (kind_ == KernelKind::stream_copy)
+    if (kind_ == KernelKind::stream_copy) {
       cudak::launch_copy(a_.p, b_.p, per_array_ / 16, blocks_, nullptr);
-    else
+    } else {
       cudak::launch_read_sum(a_.p, per_array_ / 16, partial_.as<float>(), blocks_, nullptr);
+    }
     sync();
   }
   CheckResult check() override {
@@ -250,10 +251,11 @@ class TransferInstance : public KernelInstance {
   TransferInstance& operator=(const TransferInstance&) = delete;
   bool ok() const { return host_ && dev_.p; }
   void run() override {
-    if (to_device_)
+    if (to_device_) {
       cudaMemcpy(dev_.p, host_, bytes_, cudaMemcpyHostToDevice);
-    else
+    } else {
       cudaMemcpy(host_, dev_.p, bytes_, cudaMemcpyDeviceToHost);
+    }
   }
   CheckResult check() override {
     std::vector<float> back(bytes_ / 4);
@@ -380,8 +382,9 @@ class GemvInstance : public KernelInstance {
       }
       for (int g = 0; f == WeightFormat::int4 && g < groups; ++g) {
         float amax = 0;
+        const size_t g0 = base + static_cast<size_t>(g) * cudak::kInt4Group;
         for (int j = 0; j < cudak::kInt4Group; ++j)
-          amax = std::max(amax, std::fabs(hash_unit(base + g * cudak::kInt4Group + j, 3)));
+          amax = std::max(amax, std::fabs(hash_unit(g0 + j, 3)));
         // The scale is stored in fp16; the reference uses the stored value.
         group_scale[static_cast<size_t>(r) * groups + g] =
             fp32_to_fp16(amax > 0 ? amax / 7.f : 1.f);
@@ -477,9 +480,10 @@ class GemvInstance : public KernelInstance {
     r.tolerance = kTolerance;
     r.error = output_error();
     r.ok = r.error <= r.tolerance;
-    if (!r.ok)
+    if (!r.ok) {
       r.message = fmt::format("GEMV ({} kernel) error {:.3g} > {:.1g}",
                               cudak::gemv_kernel_name(kernel_), r.error, r.tolerance);
+    }
     return r;
   }
   double bytes_per_call() const override {
@@ -494,16 +498,17 @@ class GemvInstance : public KernelInstance {
   static constexpr double kTolerance = 1e-4;  // fp32 sums in another order, relative to sum |w x|
 
   void launch_all(cudak::GemvKernel kernel) {
-    for (const auto& c : copies_)
+    for (const auto& c : copies_) {
       cudak::launch_gemv(f_, c.p, scales_.p, xd_.as<float>(), yd_.as<float>(), m_, n_, k_, nullptr,
                          kernel);
+    }
   }
   // max |y - ref| / sum |w x| over every output, against the dequantised weights in double.
   double output_error() {
     if (ref_.empty()) {
       ref_.assign(static_cast<size_t>(m_) * n_, 0.0);
       mag_.assign(ref_.size(), 0.0);
-      for (int b = 0; b < m_; ++b)
+      for (int b = 0; b < m_; ++b) {
         for (int o = 0; o < n_; ++o) {
           double ref = 0, mag = 0;
           for (int j = 0; j < k_; ++j) {
@@ -515,6 +520,7 @@ class GemvInstance : public KernelInstance {
           ref_[static_cast<size_t>(b) * n_ + o] = ref;
           mag_[static_cast<size_t>(b) * n_ + o] = std::max(mag, 1e-30);
         }
+      }
     }
     std::vector<float> y(ref_.size());
     cudaMemcpy(y.data(), yd_.p, y.size() * 4, cudaMemcpyDeviceToHost);
@@ -763,7 +769,7 @@ std::vector<KernelSpec> cuda_kernels() {
           return std::unique_ptr<KernelInstance>(std::move(p));
         });
   }
-  for (bool h2d : {true, false})
+  for (bool h2d : {true, false}) {
     add(h2d ? "h2d.cuda.pinned" : "d2h.cuda.pinned", KernelKind::stream_copy, "pcie", DType::fp32,
         ComputeType::fp32, cuda_available, [h2d](const Shape& sh) -> Prepared {
           if (!device().ok) return no_device();
@@ -771,6 +777,7 @@ std::vector<KernelSpec> cuda_kernels() {
           if (!p->ok()) return Error{"CUDA transfer: cannot allocate pinned or device memory"};
           return std::unique_ptr<KernelInstance>(std::move(p));
         });
+  }
   const std::pair<WeightFormat, DType> formats[] = {{WeightFormat::bf16, DType::bf16},
                                                     {WeightFormat::fp16, DType::fp16},
                                                     {WeightFormat::fp8, DType::fp8},

@@ -100,7 +100,8 @@ void streams(int sms) {
   void *a = nullptr, *b = nullptr;
   float* part = nullptr;
   const int blocks = sms * 8;
-  if (cudaMalloc(&a, bytes) || cudaMalloc(&b, bytes) || cudaMalloc(&part, blocks * 4)) {
+  if (cudaMalloc(&a, bytes) || cudaMalloc(&b, bytes) ||
+      cudaMalloc(&part, static_cast<size_t>(blocks) * 4)) {
     std::printf("{\"error\": \"cudaMalloc 2 x 4 GiB failed\"}\n");
     ++failures;
     return;
@@ -111,7 +112,7 @@ void streams(int sms) {
   cudaMemcpy(a, h.data(), bytes, cudaMemcpyHostToDevice);
   const double rms = median_ms([&] { k::launch_read_sum(a, n16, part, blocks, nullptr); }, 30);
   std::vector<float> p(blocks);
-  cudaMemcpy(p.data(), part, blocks * 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(p.data(), part, p.size() * 4, cudaMemcpyDeviceToHost);
   double got = 0;
   for (float x : p) got += x;
   const bool rok = std::fabs(got - ref) / ref < 1e-4;
@@ -121,9 +122,11 @@ void streams(int sms) {
       "\"check_ok\": %s}\n",
       bytes, rms * 1e-3, bytes / (rms * 1e-3) / 1e9, rok ? "true" : "false");
   const double cms = median_ms([&] { k::launch_copy(a, b, n16, blocks, nullptr); }, 30);
-  std::vector<float> back(h.size());
+  // Compared as bits: a copy must reproduce every byte.
+  std::vector<uint32_t> back(h.size()), src(h.size());
   cudaMemcpy(back.data(), b, bytes, cudaMemcpyDeviceToHost);
-  const bool cok = std::memcmp(back.data(), h.data(), bytes) == 0;
+  std::memcpy(src.data(), h.data(), bytes);
+  const bool cok = back == src;
   failures += !cok;
   std::printf(
       "{\"kernel\": \"copy.cuda\", \"bytes_moved\": %zu, \"median_s\": %.6e, \"GBps\": %.1f, "
@@ -162,7 +165,7 @@ void gemv(WeightFormat f, const char* name, int m, int n, int kk, k::GemvKernel 
     for (int g = 0; g < groups && f == WeightFormat::int4; ++g) {
       float amax = 0;
       for (int j = 0; j < k::kInt4Group; ++j)
-        amax = std::max(amax, std::fabs(hash_unit(base + g * 128 + j, 3)));
+        amax = std::max(amax, std::fabs(hash_unit(base + static_cast<size_t>(g) * 128 + j, 3)));
       gs[static_cast<size_t>(r) * groups + g] = f2h(amax / 7.f, false);
     }
     for (int j = 0; j < kk; ++j) {
@@ -214,7 +217,7 @@ void gemv(WeightFormat f, const char* name, int m, int n, int kk, k::GemvKernel 
   std::vector<float> y(static_cast<size_t>(m) * n);
   cudaMemcpy(y.data(), yd, y.size() * 4, cudaMemcpyDeviceToHost);
   double worst = 0;
-  for (int b = 0; b < m; ++b)
+  for (int b = 0; b < m; ++b) {
     for (int o = 0; o < n; ++o) {
       double ref = 0, mag = 0;
       for (int j = 0; j < kk; ++j) {
@@ -225,6 +228,7 @@ void gemv(WeightFormat f, const char* name, int m, int n, int kk, k::GemvKernel 
       }
       worst = std::max(worst, std::fabs(y[static_cast<size_t>(b) * n + o] - ref) / mag);
     }
+  }
   const bool ok = err == cudaSuccess && worst < 1e-4;
   failures += !ok;
   const double per_call_s = ms * 1e-3 / copies;
