@@ -39,18 +39,27 @@ __global__ void read_sum_kernel(const uint4* __restrict__ a, size_t n,
   if (threadIdx.x == 0) partial[blockIdx.x] = red[0];
 }
 
+// Depth 16-byte loads in flight per thread, then the stores; Streaming: evict-first hints
+// (ld.global.cs / st.global.cs), else default caching. Which is fastest depends on the GPU, so the
+// backend times the variants and keeps the best.
+template <bool Streaming, int Depth>
 __global__ void copy_kernel(const uint4* __restrict__ a, uint4* __restrict__ b, size_t n) {
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + 3 * stride < n; i += 4 * stride) {
-    const uint4 v0 = __ldcs(a + i), v1 = __ldcs(a + i + stride), v2 = __ldcs(a + i + 2 * stride),
-                v3 = __ldcs(a + i + 3 * stride);
-    __stcs(b + i, v0);
-    __stcs(b + i + stride, v1);
-    __stcs(b + i + 2 * stride, v2);
-    __stcs(b + i + 3 * stride, v3);
+  for (; i + (Depth - 1) * stride < n; i += Depth * stride) {
+    uint4 v[Depth];
+#pragma unroll
+    for (int d = 0; d < Depth; ++d)
+      v[d] = Streaming ? __ldcs(a + i + d * stride) : a[i + d * stride];
+#pragma unroll
+    for (int d = 0; d < Depth; ++d) {
+      if constexpr (Streaming)
+        __stcs(b + i + d * stride, v[d]);
+      else
+        b[i + d * stride] = v[d];
+    }
   }
-  for (; i < n; i += stride) __stcs(b + i, __ldcs(a + i));
+  for (; i < n; i += stride) b[i] = a[i];
 }
 
 __global__ void empty_kernel() {}
@@ -408,9 +417,21 @@ int launch_read_sum(const void* a, size_t n16, float* partial, int blocks, void*
   return static_cast<int>(cudaGetLastError());
 }
 
-int launch_copy(const void* a, void* b, size_t n16, int blocks, void* stream) {
-  copy_kernel<<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      static_cast<const uint4*>(a), static_cast<uint4*>(b), n16);
+int launch_copy(const void* a, void* b, size_t n16, int blocks, void* stream, CopyKernel kernel) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  const auto* src = static_cast<const uint4*>(a);
+  auto* dst = static_cast<uint4*>(b);
+  switch (kernel) {
+    case CopyKernel::streaming4:
+      copy_kernel<true, 4><<<blocks, kThreads, 0, s>>>(src, dst, n16);
+      break;
+    case CopyKernel::cached4:
+      copy_kernel<false, 4><<<blocks, kThreads, 0, s>>>(src, dst, n16);
+      break;
+    case CopyKernel::streaming8:
+      copy_kernel<true, 8><<<blocks, kThreads, 0, s>>>(src, dst, n16);
+      break;
+  }
   return static_cast<int>(cudaGetLastError());
 }
 

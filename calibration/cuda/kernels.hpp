@@ -15,8 +15,19 @@ inline constexpr int kInt4Group = 128;
 
 /// Sums `n16` 16-byte vectors of floats; block b writes its partial sum to partial[b].
 int launch_read_sum(const void* a, size_t n16, float* partial, int blocks, void* stream);
-/// b = a over `n16` 16-byte vectors.
-int launch_copy(const void* a, void* b, size_t n16, int blocks, void* stream);
+/// Copy kernels: 4 or 8 16-byte loads in flight per thread, with evict-first (streaming) or
+/// default cache hints. streaming4 is the kernel of the first H200 measurement (2026-11-30).
+enum class CopyKernel : int { streaming4 = 0, cached4 = 1, streaming8 = 2 };
+inline constexpr CopyKernel kCopyKernels[] = {CopyKernel::streaming4, CopyKernel::cached4,
+                                              CopyKernel::streaming8};
+inline const char* copy_kernel_name(CopyKernel c) {
+  return c == CopyKernel::streaming4 ? "streaming4"
+         : c == CopyKernel::cached4  ? "cached4"
+                                     : "streaming8";
+}
+/// b = a over `n16` 16-byte vectors, with `blocks` blocks of 256 threads.
+int launch_copy(const void* a, void* b, size_t n16, int blocks, void* stream,
+                CopyKernel kernel = CopyKernel::streaming4);
 /// One empty kernel of one thread.
 int launch_empty(void* stream);
 /// The two GEMV kernels. `rows`: a block computes 4 output rows with its warps splitting k, so
