@@ -643,6 +643,10 @@ class GemmInstance : public KernelInstance {
     if (b_.p) cudaMemcpy(b_.p, hb.data(), hb.size(), cudaMemcpyHostToDevice);
     if (impl == GemmImpl::cublas_bf16) {
       if (cublasCreate(&blas_) != CUBLAS_STATUS_SUCCESS) blas_ = nullptr;
+      // The same 32 MiB workspace the cuBLASLt path gets (and frameworks give cuBLAS on Hopper),
+      // so the heuristic may pick kernels that need one, as in the reference's PyTorch run.
+      work_ = DevBuf(32u << 20);
+      if (blas_ && work_.p) cublasSetWorkspace(blas_, work_.p, work_.bytes);
     } else if (impl == GemmImpl::cublaslt_fp8) {
       setup_lt();
     }
