@@ -29,7 +29,8 @@ case "${1:-}" in
       # The smoke binary: the same kernels.cu, the static CUDA runtime, nothing else.
       "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O2 -std=c++17 -arch=sm_90 \
         "$here/calibration/cuda/kernels.cu" "$here/calibration/cuda/cuda_smoke.cpp" \
-        -cudart static -o "$pack/cuda_smoke" || exit 1
+        -cudart static -DINFERCAP_SMOKE_COMMIT="\"$(git -C "$here" rev-parse --short HEAD)\"" \
+        -o "$pack/cuda_smoke" || exit 1
     else
       echo "note: $build was configured without CUDA (INFERCAP_WITH_CUDA=OFF): CPU only" >&2
     fi
@@ -76,7 +77,10 @@ case "${1:-}" in
         nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
         if [ -x "$pack/cuda_smoke" ]; then
           log "cuda_smoke: read, copy by grid, both GEMV kernels (CUDA events, host references)"
-          timeout 240 "$pack/cuda_smoke" | tee "$res/h200-cuda-smoke.jsonl"
+          # The CSV is a measurement import: `infercap calibrate --import` makes it a profile
+          # here, even if the full binary could not run there.
+          timeout 240 "$pack/cuda_smoke" --csv "$res/h200-cuda-smoke.csv" --hardware h200 |
+            tee "$res/h200-cuda-smoke.jsonl"
         fi
       fi
       log "tests [calib] (CPU ISAs, OpenCL, CUDA when a GPU is here)"
