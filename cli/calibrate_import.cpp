@@ -143,9 +143,10 @@ Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::s
     std::string first = on_gpu ? gpu_info : str(j, "cpu_info");
     if (on_gpu) first = first.substr(0, first.find(','));
     const HardwareSpec* h = match_hardware(first, catalog);
-    if (h == nullptr)
+    if (h == nullptr) {
       return Error{fmt::format("{}: result {}: '{}' matches no catalog hardware; pass --hardware",
                                file, index + 1, trim(first))};
+    }
     hw_name = h->name;
   }
   if (devices <= 0)
@@ -156,18 +157,20 @@ Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::s
   r.model = opt.model;
   if (r.model.empty()) {
     const ModelSpec* m = match_model(str(j, "model_filename"), catalog);
-    if (m == nullptr)
+    if (m == nullptr) {
       return Error{
           fmt::format("{}: result {}: model file '{}' ({}) matches no catalog model; pass "
                       "--model",
                       file, index + 1, str(j, "model_filename"), str(j, "model_type"))};
+    }
     r.model = m->name;
   }
   r.precision =
       opt.precision.empty() ? precision_from_model_type(str(j, "model_type")) : opt.precision;
-  if (r.precision.empty())
+  if (r.precision.empty()) {
     return Error{fmt::format("{}: result {}: no weight format in model_type '{}'; pass --precision",
                              file, index + 1, str(j, "model_type"))};
+  }
   r.params_b = num(j, "model_n_params") / 1e9;
   r.batch = 1;
   r.value = num(j, "avg_ts");
@@ -234,9 +237,10 @@ Result<BenchImport> parse_llama_bench_json(std::string_view text, const std::str
   } catch (const json::exception& e) {
     return Error{fmt::format("{}: not JSON: {}", file, e.what())};
   }
-  if (!j.is_array())
+  if (!j.is_array()) {
     return Error{
         fmt::format("{}: llama-bench JSON is an array of results (llama-bench -o json)", file)};
+  }
   return llama_bench_rows(j, file, opt, catalog, "llama-bench-json");
 }
 
@@ -254,15 +258,18 @@ Result<BenchImport> parse_llama_bench_csv(std::string_view text, const std::stri
     auto cells = spec::split_csv_line(line);
     if (header.empty()) {
       header = cells;
-      for (const char* need : {"model_type", "n_prompt", "n_gen", "avg_ts"})
-        if (std::find(header.begin(), header.end(), need) == header.end())
+      for (const char* need : {"model_type", "n_prompt", "n_gen", "avg_ts"}) {
+        if (std::find(header.begin(), header.end(), need) == header.end()) {
           return Error{fmt::format("{}:{}: a llama-bench CSV header has '{}' (llama-bench -o csv)",
                                    file, lineno, need)};
+        }
+      }
       continue;
     }
-    if (cells.size() != header.size())
+    if (cells.size() != header.size()) {
       return Error{fmt::format("{}:{}: {} cells, the header has {}", file, lineno, cells.size(),
                                header.size())};
+    }
     json o = json::object();
     for (size_t i = 0; i < cells.size(); ++i) o[header[i]] = cells[i];
     arr.push_back(std::move(o));
@@ -292,9 +299,10 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
   base.hw_count = std::max(1, opt.devices);
   std::string model_name = opt.model.empty() ? str(j, "model_id") : opt.model;
   const ModelSpec* model = match_model(model_name, catalog);
-  if (model == nullptr)
+  if (model == nullptr) {
     return Error{
         fmt::format("{}: model '{}' matches no catalog model; pass --model", file, model_name)};
+  }
   base.model = model->name;
   base.precision = opt.precision.empty() ? "bf16" : opt.precision;
   base.stack = opt.stack.empty() ? "vllm" : opt.stack;
@@ -341,11 +349,12 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
     }
   } else if (j.contains("avg_latency")) {
     out.format = "vllm-latency";
-    if (opt.input_len <= 0 || opt.output_len <= 0 || opt.batch <= 0)
+    if (opt.input_len <= 0 || opt.output_len <= 0 || opt.batch <= 0) {
       return Error{
           fmt::format("{}: benchmark_latency JSON does not record its shape; pass "
                       "--input-len, --output-len and --batch-size",
                       file)};
+    }
     if (opt.output_len > 1) {
       out.notes.push_back(fmt::format(
           "benchmark_latency with output_len {} mixes prefill and decode in one latency, which "
@@ -392,8 +401,8 @@ Result<BenchImport> import_benchmark_file(const std::string& path, const BenchIm
 
 std::vector<MappedRow> map_imported(const BenchImport& imp, const spec::Catalog& catalog) {
   auto rows = map_measurements(imp.rows, catalog);
-  if (imp.tensor_parallel)
-    for (auto& m : rows)
+  if (imp.tensor_parallel) {
+    for (auto& m : rows) {
       if (m.bench && m.bench->hardware.hw_class != HwClass::cpu) {
         m.bench->deployment.tp = m.row.hw_count;
         m.bench->deployment.pp = 1;
@@ -401,16 +410,19 @@ std::vector<MappedRow> map_imported(const BenchImport& imp, const spec::Catalog&
         m.bench->deployment.precision.activations = DType::bf16;
         m.bench->deployment.precision.kv = DType::bf16;
       }
+    }
+  }
   return rows;
 }
 
 std::vector<StackParam> import_fit_params(const std::vector<BenchCase>& cases) {
   int decode = 0, native_prefill = 0, quant_prefill = 0;
   for (const auto& c : cases) {
-    if (c.metric == BenchMetric::generation_tokens_per_s)
+    if (c.metric == BenchMetric::generation_tokens_per_s) {
       ++decode;
-    else
+    } else {
       ++(is_block_quantised(c.deployment.precision.weights) ? quant_prefill : native_prefill);
+    }
   }
   std::vector<StackParam> p;
   if (decode > 0) p.push_back(StackParam::weight_bandwidth_fraction);
@@ -594,9 +606,10 @@ int run_stack_fit(const ImportArgs& a, const std::string& output, const std::str
     }
     fitted = r->stack;
     fmt::print("  fitted (95% CI):\n");
-    for (size_t i = 0; i < r->params.size(); ++i)
+    for (size_t i = 0; i < r->params.size(); ++i) {
       fmt::print("    {:<34} {:.4g}  [{:.4g}, {:.4g}]\n", stack_param_name(r->params[i]),
                  r->values[i], r->ci95_low[i], r->ci95_high[i]);
+    }
     fmt::print("  rms log error {:.3f} -> {:.3f} over {} rows\n", r->rms_log_error_before,
                r->rms_log_error_after, r->cases);
     std::vector<std::string> names;

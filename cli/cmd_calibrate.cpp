@@ -51,7 +51,7 @@ void write_rows_csv(const std::string& path, const calibration::RunResult& r) {
   out << "backend,kernel,kind,isa,weights,compute,threads,numa_node,bytes,m,n,k,bytes_per_call,"
          "flops_per_call,reps,median_s,min_s,p10_s,p90_s,spread,noisy,check_ok,check_error,"
          "bytes_per_s,flops_per_s\n";
-  for (const auto& m : r.rows)
+  for (const auto& m : r.rows) {
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{:.6g},{},{},{},{:.6g},{:.6g},{},{:.6g},{:.6g},{:.6g},"
         "{:.6g},{:.4f},{},{},{:.3g},{:.6g},{:.6g}\n",
@@ -60,6 +60,7 @@ void write_rows_csv(const std::string& path, const calibration::RunResult& r) {
         m.shape.n, m.shape.k, m.bytes_per_call, m.flops_per_call, m.reps, m.median_s, m.min_s,
         m.p10_s, m.p90_s, m.spread, m.noisy ? 1 : 0, m.check_ok ? 1 : 0, m.check_error,
         m.bytes_per_s(), m.flops_per_s());
+  }
 }
 
 std::string gb(double v) {
@@ -95,9 +96,10 @@ void print_vs_datasheet(const CalibrationProfile& p, const HardwareSpec* hw) {
     fmt::print("{:<28} {:>16} {:>16} {:>9}\n", fmt::format("GEMV {} weights", compute_type_name(t)),
                gb(m), gb(ds_bw), pct(m, ds_bw));
   }
-  if (p.cache_bandwidth_bytes_per_s > 0)
+  if (p.cache_bandwidth_bytes_per_s > 0) {
     fmt::print("{:<28} {:>16} {:>16}\n", "cache-resident read", gb(p.cache_bandwidth_bytes_per_s),
                format_quantity(p.cache_bytes, Dim::bytes));
+  }
   fmt::print("{:<28} {:>16}\n", "per-call overhead",
              fmt::format("{:.2f} us", p.kernel_overhead_s * 1e6));
   fmt::print("{:<28} {:>16}\n", "fork/join", fmt::format("{:.2f} us", p.fork_join_s * 1e6));
@@ -137,7 +139,10 @@ int run_calibrate(const CalibrateArgs& a) {
     spec::Diagnostics diags;
     const auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);
     hw = catalog.resolve_hardware(a.hardware, diags);
-    if (!hw) return print_diagnostics(diags) == kExitOk ? kExitSpec : kExitSpec;
+    if (!hw) {
+      print_diagnostics(diags);
+      return kExitSpec;
+    }
   }
   calibration::RunOptions opt;
   opt.effort = a.full   ? calibration::Effort::full
@@ -154,10 +159,11 @@ int run_calibrate(const CalibrateArgs& a) {
                       : "quick");
   auto run = calibration::run_calibration(*backend, opt,
                                           [&](int done, int total, const std::string& what) {
-                                            if (tty)
+                                            if (tty) {
                                               progress_bar(done, total, what);
-                                            else if (done == total)
+                                            } else if (done == total) {
                                               fmt::print(stderr, "measured {} points\n", total);
+                                            }
                                           });
   if (!run) {
     fmt::print(stderr, "\ninfercap calibrate: no profile written: {}\n", run.error().message);

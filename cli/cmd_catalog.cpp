@@ -97,9 +97,10 @@ ResultTable sources_table(const std::vector<SourceRef>& sources) {
 int run_catalog(const CatalogArgs& a) {
   spec::Diagnostics diags;
   const auto f = parse_format(a.format);
-  if (!f)
+  if (!f) {
     diags.error("", 0, 0, "--format",
                 fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  }
   if (a.action != "list" && a.action != "show") {
     diags.error("", 0, 0, "action",
                 fmt::format("expected 'list' or 'show NAME', found '{}'", a.action));

@@ -147,6 +147,7 @@ ResultTable compact(const ResultTable& t, Format f) {
   }
   for (const auto& row : t.rows) {
     std::vector<Cell> r;
+    r.reserve(idx.size());
     for (size_t i : idx) r.push_back(row[i]);
     out.add(std::move(r));
   }
@@ -171,11 +172,12 @@ ResultTable fleet_table(const FleetChoice& f, const PriceBook& b) {
                {"capex_" + c, Dim::money},
                {"opex_per_year_" + c, Dim::money},
                {"tco_" + c, Dim::money}};
-  for (const auto& p : f.parts)
+  for (const auto& p : f.parts) {
     t.add({p.pool, p.hardware, p.precision, p.stack, static_cast<long long>(p.tp),
            static_cast<long long>(p.replicas), static_cast<long long>(p.devices),
            static_cast<long long>(p.servers), p.ttft_p99_s, p.tpot_p99_s, p.power_w,
            m(p.cost.capex_usd), m(p.cost.opex_per_year_usd), m(p.cost.tco_usd)});
+  }
   t.add({std::string("total"), std::string(), std::string(), std::string(), Cell{}, Cell{},
          static_cast<long long>(f.devices), static_cast<long long>(f.servers), Cell{}, Cell{},
          f.power_w, m(f.cost.capex_usd), m(f.cost.opex_per_year_usd), m(f.cost.tco_usd)});
@@ -226,12 +228,13 @@ nlohmann::json row_json(const CandidateRow& r, const PriceBook& b) {
   }
   if (r.priced && r.replicas > 0) j["cost"] = cost_json(r.cost, b);
   nlohmann::json cs = nlohmann::json::array();
-  for (const auto& c : r.constraints)
+  for (const auto& c : r.constraints) {
     cs.push_back({{"name", c.name},
                   {"ok", c.ok},
                   {"margin", c.margin},
                   {"message", c.message},
                   {"fix", c.fix}});
+  }
   j["constraints"] = cs;
   return j;
 }
@@ -336,12 +339,14 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     heading(fmt::format("Recommended: {}", plan.recommended.label));
     out += render(fleet_table(plan.recommended, b), o.format);
     if (!plan.recommended.note.empty()) out += plan.recommended.note + "\n";
-    if (plan.objective == Objective::max_qps_within_budget)
-      for (const auto& p : plan.recommended.parts)
+    if (plan.objective == Objective::max_qps_within_budget) {
+      for (const auto& p : plan.recommended.parts) {
         out += fmt::format(
             "{}: the capex budget buys {:.4g} req/s of capacity on {} ({:.3g} per "
             "replica)\n",
             p.pool, p.objective_value, p.hardware, p.max_qps_per_replica);
+      }
+    }
     const auto& c = plan.recommended.cost;
     auto m = [&](double usd) {
       return fmt::format("{:.0f} {}", to_currency(usd, b.display_currency, b),
@@ -430,13 +435,15 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
         const auto& r = p.ranked[i];
         out += fmt::format("{} {} {} TP{} batch {}:\n", r.hardware, r.precision, r.stack, r.tp,
                            r.max_seqs);
-        for (const auto& c : r.constraints)
+        for (const auto& c : r.constraints) {
           out += fmt::format("  [{}] {} (slack {:.0f}%): {}\n", c.ok ? "ok" : "FAIL", c.name,
                              c.margin * 100, c.message);
-        if (r.verified)
+        }
+        if (r.verified) {
           out += fmt::format("  simulator: P99 TTFT {:.3g} s, TPOT {:.3g} s, e2e {:.3g} s -> {}\n",
                              r.sim_ttft_p99_s, r.sim_tpot_p99_s, r.sim_e2e_p99_s,
                              r.sim_meets_sla ? "meets the SLA" : "misses the SLA");
+        }
       }
     }
   }
@@ -558,9 +565,10 @@ namespace {
 int run_plan(const PlanArgs& a) {
   spec::Diagnostics diags;
   const auto fmt_opt = parse_format(a.format);
-  if (!fmt_opt)
+  if (!fmt_opt) {
     diags.error("", 0, 0, "--format",
                 fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  }
   if (a.top < 1) diags.error("", 0, 0, "--top", fmt::format("expected >= 1, found {}", a.top));
   if (!a.currency.empty() && a.currency != "USD" && a.currency != "CNY")
     diags.error("", 0, 0, "--currency", fmt::format("expected USD or CNY, found '{}'", a.currency));

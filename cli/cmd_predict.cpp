@@ -30,9 +30,10 @@ struct PredictArgs {
 int run_predict(const PredictArgs& a) {
   spec::Diagnostics diags;
   const auto fmt_opt = parse_format(a.format);
-  if (!fmt_opt)
+  if (!fmt_opt) {
     diags.error("", 0, 0, "--format",
                 fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  }
   if (a.batch < 1)
     diags.error("", 0, 0, "--batch", fmt::format("expected a positive integer, found {}", a.batch));
   if (a.prompt < 1)

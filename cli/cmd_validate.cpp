@@ -214,9 +214,10 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
 int run_validate(const ValidateArgs& a) {
   spec::Diagnostics diags;
   const auto f = parse_format(a.format);
-  if (!f)
+  if (!f) {
     diags.error("", 0, 0, "--format",
                 fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
+  }
   if (a.files.empty()) diags.error("", 0, 0, "--measurements", "expected at least one CSV file");
   if (diags.has_errors()) return print_diagnostics(diags);
   auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);

@@ -2,6 +2,7 @@
 // the documented exit codes (exit_codes.hpp).
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <exception>
 #include <utility>
 #include <vector>
@@ -9,7 +10,9 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_main(int argc, char** argv) {
   using namespace infercap::cli;
   CLI::App app{"infercap: which inference hardware to buy for your models, and how many"};
   app.require_subcommand(1);
@@ -41,4 +44,19 @@ int main(int argc, char** argv) {
     return kExitInternal;
   }
   return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Anything thrown outside a command (argument set-up, printing a parse error) is still an
+  // internal error with its exit code, never std::terminate.
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "infercap: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fputs("infercap: internal error\n", stderr);
+  }
+  return infercap::cli::kExitInternal;
 }

@@ -37,10 +37,11 @@ void read_tiers(Reader& d, DevicePricing& dp, double rate) {
   for (auto& t : tiers) {
     VolumeTier vt;
     vt.min_units = t.value_or<int>("min_units", 1, Range::at_least(1));
-    if (auto p = money(t, "unit_price_{cur}", rate))
+    if (auto p = money(t, "unit_price_{cur}", rate)) {
       vt.unit_price_usd = *p;
-    else if (!t.has("unit_price_usd") && !t.has("unit_price_cny"))
+    } else if (!t.has("unit_price_usd") && !t.has("unit_price_cny")) {
       t.error_here("a tier needs unit_price_usd (or unit_price_cny)");
+    }
     dp.tiers.push_back(vt);
   }
   std::stable_sort(dp.tiers.begin(), dp.tiers.end(), [](const VolumeTier& a, const VolumeTier& b) {
@@ -137,13 +138,15 @@ void read_price_fields(Reader& r, PriceBook& b, bool is_file) {
     if (f.path.find("min_units") != std::string::npos) continue;  // a count, not a price
     const std::string named = named_path(f.path, b);
     bool ok = false;
-    for (const auto& s : sources)
+    for (const auto& s : sources) {
       for (const auto& field : s.fields)
         ok = ok || source_covers(field, named) || source_covers(field, f.path);
-    if (!ok)
+    }
+    if (!ok) {
       r.diagnostics().error(r.file(), f.pos.line, f.pos.col, f.path,
                             "no sources: entry covers this value",
                             fmt::format("add '{}' to the fields of a source", named));
+    }
   }
 }
 
@@ -159,9 +162,10 @@ Result<PriceBook> parse_prices(const Document& doc, Diagnostics& diags) {
   if (b.name.empty()) r.error("name", "a price book needs a name");
   r.finish();
   for (const auto& m : validate(b)) diags.error(doc.file, 0, 0, "", m);
-  if (diags.error_count() > before)
+  if (diags.error_count() > before) {
     return Error{
         fmt::format("{}: {} error(s) in the price book", doc.file, diags.error_count() - before)};
+  }
   return b;
 }
 

@@ -23,9 +23,10 @@ void emit_table(YAML::Emitter& out, const char* key, const ComputeTable& t) {
   for (double v : t) any = any || v > 0;
   if (!any) return;
   out << YAML::Key << key << YAML::Value << YAML::BeginMap;
-  for (ComputeType c : kTypes)
+  for (ComputeType c : kTypes) {
     if (at(t, c) > 0)
       out << YAML::Key << std::string(compute_type_name(c)) << YAML::Value << at(t, c);
+  }
   out << YAML::EndMap;
 }
 
@@ -71,10 +72,11 @@ std::string profile_to_yaml(const CalibrationProfile& p) {
   emit_table(out, "gemv_bandwidth_bytes_per_s", p.gemv_bandwidth_bytes_per_s);
   if (!p.gemv_by_k.empty()) {
     out << YAML::Key << "gemv_by_k" << YAML::Value << YAML::BeginSeq;
-    for (const GemvPoint& g : p.gemv_by_k)
+    for (const GemvPoint& g : p.gemv_by_k) {
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value
           << std::string(compute_type_name(g.type)) << YAML::Key << "k" << YAML::Value << g.k
           << YAML::Key << "bandwidth_bytes_per_s" << YAML::Value << g.bytes_per_s << YAML::EndMap;
+    }
     out << YAML::EndSeq;
   }
   out << YAML::Key << "kernel_overhead_s" << YAML::Value << p.kernel_overhead_s;
@@ -162,9 +164,10 @@ Result<CalibrationProfile> parse_profile(std::string_view yaml_text, const std::
       r.finish();
     }
   }
-  if (diags.error_count() > before)
+  if (diags.error_count() > before) {
     return Error{file + ": " + std::to_string(diags.error_count() - before) +
                  " error(s) in calibration profile"};
+  }
   return p;
 }
 

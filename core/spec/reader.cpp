@@ -192,7 +192,7 @@ std::shared_ptr<State> make_state(const YAML::Node& map, std::string path, Posit
                           fmt::format("expected a plain key name, found {}", found_text(k)));
       continue;
     }
-    const std::string key = k.Scalar();
+    const std::string& key = k.Scalar();
     auto dup = std::find_if(st->entries.begin(), st->entries.end(),
                             [&](const Entry& e) { return e.key == key; });
     if (dup != st->entries.end()) {

@@ -74,6 +74,7 @@ std::optional<std::vector<int>> int_list(Reader& r, std::string_view key, int lo
 
 std::vector<HwClass> class_list(Reader& r, std::string_view key) {
   std::vector<std::string> names;
+  names.reserve(kClassNames.size());
   for (const auto& [n, c] : kClassNames) names.emplace_back(n);
   std::vector<HwClass> out;
   if (auto idx = r.choice_list(key, names, false))
@@ -169,9 +170,10 @@ void read_sla(Reader& s, Sla& sla) {
     t->limit_s = *limit;
     t->percentile = pct;
   }
-  if (!sla.ttft.set() && !sla.tpot.set() && !sla.e2e.set())
+  if (!sla.ttft.set() && !sla.tpot.set() && !sla.e2e.set()) {
     s.error_here("an SLA needs at least one bound such as ttft_p99_s: 0.5 or e2e_p90_s: 30",
                  "keys are <ttft|tpot|e2e>_p<percentile>_s");
+  }
 }
 
 }  // namespace
@@ -179,14 +181,16 @@ void read_sla(Reader& s, Sla& sla) {
 std::optional<RequestClass> read_request_class(Reader& r) {
   RequestClass c;
   bool ok = true;
-  if (auto v = r.required<std::string>("name"))
+  if (auto v = r.required<std::string>("name")) {
     c.name = *v;
-  else
+  } else {
     ok = false;
-  if (auto v = r.required<std::string>("model"))
+  }
+  if (auto v = r.required<std::string>("model")) {
     c.model = *v;
-  else
+  } else {
     ok = false;
+  }
   c.priority = r.value_or<int>("priority", 0);
   if (auto rate = r.required_child("rate")) {
     if (auto v = rate->optional<double>("mean_qps", Range::non_negative())) c.rate.mean_qps = *v;
@@ -205,9 +209,10 @@ std::optional<RequestClass> read_request_class(Reader& r) {
       rate->error_here("give mean_qps, requests_per_day, peak_qps or hourly_qps (> 0)");
       ok = false;
     }
-    if (c.rate.peak_qps > 0 && c.rate.mean_qps > c.rate.peak_qps)
+    if (c.rate.peak_qps > 0 && c.rate.mean_qps > c.rate.peak_qps) {
       rate->error("peak_qps", fmt::format("peak {} req/s is below the mean {} req/s",
                                           c.rate.peak_qps, c.rate.mean_qps));
+    }
   } else {
     ok = false;
   }
@@ -222,38 +227,43 @@ std::optional<RequestClass> read_request_class(Reader& r) {
       a = r.child("arrival");
       if (a) kind = a->value_or<std::string>("kind", "poisson");
     }
-    if (kind == "poisson")
+    if (kind == "poisson") {
       c.arrival.kind = ArrivalKind::poisson;
-    else if (kind == "deterministic")
+    } else if (kind == "deterministic") {
       c.arrival.kind = ArrivalKind::deterministic;
-    else if (kind == "gamma")
+    } else if (kind == "gamma") {
       c.arrival.kind = ArrivalKind::gamma;
-    else if (kind == "bursty" || kind == "hyperexponential")
+    } else if (kind == "bursty" || kind == "hyperexponential") {
       c.arrival.kind = ArrivalKind::hyperexponential;
-    else
+    } else {
       r.error("arrival", fmt::format("unknown arrival process '{}'", kind),
               "poisson, deterministic, gamma or bursty");
+    }
     if (a) {
-      if (auto v = a->optional<double>("scv", Range::positive()))
+      if (auto v = a->optional<double>("scv", Range::positive())) {
         c.arrival.scv = *v;
-      else if (c.arrival.kind == ArrivalKind::hyperexponential)
+      } else if (c.arrival.kind == ArrivalKind::hyperexponential) {
         c.arrival.scv = 4;
+      }
     } else if (c.arrival.kind == ArrivalKind::hyperexponential) {
       c.arrival.scv = 4;
     }
   }
-  if (auto d = read_length(r, "prompt_tokens"))
+  if (auto d = read_length(r, "prompt_tokens")) {
     c.prompt_tokens = *d;
-  else
+  } else {
     ok = false;
-  if (auto d = read_length(r, "output_tokens"))
+  }
+  if (auto d = read_length(r, "output_tokens")) {
     c.output_tokens = *d;
-  else
+  } else {
     ok = false;
-  if (auto s = r.required_child("sla"))
+  }
+  if (auto s = r.required_child("sla")) {
     read_sla(*s, c.sla);
-  else
+  } else {
     ok = false;
+  }
   if (!ok) return std::nullopt;
   return c;
 }
@@ -284,10 +294,11 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
       pf = std::filesystem::path(doc.file).parent_path() / pf;
     }
     auto book = load_prices(pf.string(), diags);
-    if (book)
+    if (book) {
       sc.prices = *book;
-    else
+    } else {
       r.error("prices", fmt::format("price book '{}' could not be loaded", pf.string()));
+    }
   }
   if (prices) read_price_fields(*prices, sc.prices, false);
   const double rate = sc.prices.cny_per_usd;
@@ -296,10 +307,12 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
     auto classes = w->list("classes", true);
     for (auto& cr : classes)
       if (auto c = read_request_class(cr)) sc.classes.push_back(*c);
-    for (size_t i = 0; i < sc.classes.size(); ++i)
-      for (size_t j = 0; j < i; ++j)
+    for (size_t i = 0; i < sc.classes.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
         if (sc.classes[i].name == sc.classes[j].name)
           w->error("classes", fmt::format("two classes named '{}'", sc.classes[i].name));
+      }
+    }
   }
 
   if (auto c = r.child("candidates")) {
@@ -310,10 +323,11 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
         s.all_hardware = true;
       } else if (n.IsSequence()) {
         for (const auto& e : n) {
-          if (e.IsScalar())
+          if (e.IsScalar()) {
             s.hardware.push_back(e.Scalar());
-          else
+          } else {
             c->error("hardware", "expected hardware names");
+          }
         }
       } else {
         c->error("hardware", "expected 'all' or a list of hardware names");
@@ -327,10 +341,12 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
     if (auto v = c->optional<std::vector<std::string>>("precisions")) {
       s.precisions = *v;
       const auto known = precision_preset_names();
-      for (const auto& p : *v)
-        if (!precision_preset(p))
+      for (const auto& p : *v) {
+        if (!precision_preset(p)) {
           c->error("precisions", fmt::format("unknown precision '{}'", p),
                    did_you_mean_text(did_you_mean(p, known)));
+        }
+      }
     }
     s.stacks = c->value_or<std::vector<std::string>>("stacks", {});
     if (auto v = int_list(*c, "tp", 1)) s.tp = *v;
@@ -408,9 +424,10 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
   // A scenario's numbers are the user's own statement; sources are welcome but not demanded.
   r.ignore("sources");
   r.finish();
-  if (diags.error_count() > before)
+  if (diags.error_count() > before) {
     return Error{
         fmt::format("{}: {} error(s) in the scenario", doc.file, diags.error_count() - before)};
+  }
   return sc;
 }
 

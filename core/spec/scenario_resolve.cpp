@@ -71,10 +71,11 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
     for (size_t i = 0; i < tiers.size(); ++i)
       tiers[i].model = model(tiers[i].model, fmt::format("fleet.tiers[{}].model", i));
     auto pools = tiered_pools(classes, tiers);
-    if (!pools)
+    if (!pools) {
       diags.error(sc.file, 0, 0, "fleet.tiers", pools.error().message);
-    else
+    } else {
       in.pools = *pools;
+    }
     std::string base = sc.fleet.baseline_model.empty()
                            ? (tiers.empty() ? "" : tiers.back().model)
                            : model(sc.fleet.baseline_model, "fleet.baseline_model");
@@ -174,11 +175,12 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
       auto qp = quantile(classes[i].prompt_tokens, 99);
       auto qo = quantile(classes[i].output_tokens, 99);
       const double longest = (qp ? *qp : 0) + (qo ? *qo : 0);
-      if (longest > static_cast<double>(m.max_context))
+      if (longest > static_cast<double>(m.max_context)) {
         diags.error(sc.file, 0, 0, fmt::format("workload.classes[{}]", i),
                     fmt::format("P99 prompt + output is {:.0f} tokens; {} has a {}-token context "
                                 "window",
                                 longest, m.name, m.max_context));
+      }
     }
   }
   if (diags.error_count() > before) return std::nullopt;

@@ -53,10 +53,11 @@ bool source_covers(std::string_view pattern, std::string_view path) {
 std::vector<SourceRef> read_sources(Reader& r, bool required) {
   std::vector<SourceRef> out;
   if (!r.has("sources")) {
-    if (required)
+    if (required) {
       r.list("sources", true);
-    else
+    } else {
       r.ignore("sources");
+    }
     return out;
   }
   for (Reader& e : r.list("sources", required)) {

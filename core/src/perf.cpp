@@ -248,13 +248,14 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       std::sort(pts.begin(), pts.end());
       const double k = std::clamp<double>(model.hidden, pts.front().first, pts.back().first);
       gemv = pts.back().second;
-      for (size_t i = 1; i < pts.size(); ++i)
+      for (size_t i = 1; i < pts.size(); ++i) {
         if (k <= pts[i].first) {
           const double lo = pts[i - 1].first, hi = pts[i].first;
           const double t = hi > lo ? std::log(k / lo) / std::log(hi / lo) : 0;
           gemv = pts[i - 1].second + t * (pts[i].second - pts[i - 1].second);
           break;
         }
+      }
       if (pts.size() == 1) gemv = pts[0].second;
     }
     const double stream = profile->bandwidth.at(profile->threads > 0 ? profile->threads : 1);

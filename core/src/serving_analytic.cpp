@@ -70,10 +70,11 @@ double gamma_quantile_unit(double k, double p) {
   double lo = 0, hi = kInf;
   for (int it = 0; it < 60; ++it) {
     const double f = gamma_p(k, x, lgk) - p;
-    if (f < 0)
+    if (f < 0) {
       lo = x;
-    else
+    } else {
       hi = x;
+    }
     const double pdf = std::exp((k - 1) * std::log(x) - x - lgk);
     double nx = pdf > 0 ? x - f / pdf : x;
     if (!(nx > lo && nx < hi)) nx = std::isfinite(hi) ? (lo + hi) / 2 : 2 * x + 1;
@@ -196,10 +197,11 @@ class Analyzer {
     foot_ = fl / l1 + cfg_.kv_block_tokens / 2.0;
     kv_tokens_ = cfg_.kv_capacity_tokens > 0 ? cfg_.kv_capacity_tokens : m_.kv_capacity_tokens();
     const double kv_slots = std::floor(0.99 * kv_tokens_ / foot_);
-    if (!(kv_slots >= 1))
+    if (!(kv_slots >= 1)) {
       return Error{fmt::format(
           "KV cache holds {:.0f} tokens, less than one average sequence ({:.0f} tokens)",
           kv_tokens_, foot_)};
+    }
     c_ = static_cast<int>(std::min<double>(cfg_.max_seqs, kv_slots));
     kv_limited_ = c_ < cfg_.max_seqs;
     return true;
@@ -219,10 +221,11 @@ class Analyzer {
     for (int it = 0; it < 60 && hi - lo > 1e-7 * hi; ++it) {
       const double mid = (lo + hi) / 2;
       const Point p = point(mid, a);
-      if (p.ok && mid * p.s_mean < c_)
+      if (p.ok && mid * p.s_mean < c_) {
         lo = mid;
-      else
+      } else {
         hi = mid;
+      }
     }
     return lo;
   }
@@ -364,7 +367,7 @@ Analyzer::Chain Analyzer::birth_death(double lambda) const {
   for (int i = 0; i < ng; ++i) {
     const Point p = at_batch(lambda, grid[static_cast<size_t>(i)]);
     if (!p.ok) {  // prefill work alone saturates the engine from this batch on
-      c_eff = i == 0 ? 0 : grid[static_cast<size_t>(i - 1)];
+      c_eff = i == 0 ? 0 : grid[static_cast<size_t>(i) - 1];
       ng = i;
       break;
     }
@@ -372,12 +375,12 @@ Analyzer::Chain Analyzer::birth_death(double lambda) const {
   }
   if (c_eff < 1) return ch;
   const auto holding = [&](int m, int& gi) {
-    while (gi + 1 < ng && grid[static_cast<size_t>(gi + 1)] < m) ++gi;
+    while (gi + 1 < ng && grid[static_cast<size_t>(gi) + 1] < m) ++gi;
     const int g0 = grid[static_cast<size_t>(gi)];
     if (m <= g0 || gi + 1 >= ng) return s_at[static_cast<size_t>(gi)];
-    const int g1 = grid[static_cast<size_t>(gi + 1)];
+    const int g1 = grid[static_cast<size_t>(gi) + 1];
     const double f = static_cast<double>(m - g0) / (g1 - g0);
-    return s_at[static_cast<size_t>(gi)] * (1 - f) + s_at[static_cast<size_t>(gi + 1)] * f;
+    return s_at[static_cast<size_t>(gi)] * (1 - f) + s_at[static_cast<size_t>(gi) + 1] * f;
   };
   // Terms t_n = pi(n) / pi(0), rescaled together when they grow large.
   double term = 1, z = 1, m1 = 0, m2 = 0, scale = 0;
@@ -465,10 +468,11 @@ ServingResult Analyzer::eval(double total_qps) const {
   const double cs2 = pt.s_mean > 0 ? pt.s_var / (pt.s_mean * pt.s_mean) : 0;
   const double rho = std::min(1.0, lambda * pt.s_mean / c_);
   double klb = 1;
-  if (ca2_ < 1 && ca2_ + cs2 > 0)
+  if (ca2_ < 1 && ca2_ + cs2 > 0) {
     klb = std::exp(-2 * (1 - rho) * (1 - ca2_) * (1 - ca2_) / (3 * rho * (ca2_ + cs2)));
-  else if (ca2_ > 1)
+  } else if (ca2_ > 1) {
     klb = std::exp(-(1 - rho) * (ca2_ - 1) / (ca2_ + 4 * cs2));
+  }
   const double wait_prob = std::clamp(pt.erlang_c, 1e-300, 1.0);
   // The chain's queue is the M/M/c-like baseline; (ca^2 + cs^2) / 2 carries it to general
   // arrivals and service (Allen-Cunneen; Pollaczek-Khinchine for Poisson at c = 1).
@@ -598,12 +602,13 @@ Result<MaxQps> max_qps_within_sla(const StepModel& m, const ServingConfig& cfg,
     out.binding_metric = r.all.binding_metric;
     out.binding_class.clear();
     double worst = -1;
-    for (const auto& c : r.classes)
+    for (const auto& c : r.classes) {
       if (!c.meets_sla && c.binding_ratio > worst) {
         worst = c.binding_ratio;
         out.binding_class = c.name;
         out.binding_metric = c.binding_metric;
       }
+    }
     if (!r.stable) out.binding_metric = "stability";
   };
   MaxQps out;

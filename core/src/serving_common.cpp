@@ -45,11 +45,12 @@ std::vector<std::string> validate(const ServingConfig& c) {
   if (c.max_seqs < 1) out.push_back(fmt::format("max_seqs must be >= 1, got {}", c.max_seqs));
   if (c.max_batched_tokens < 1)
     out.push_back(fmt::format("max_batched_tokens must be >= 1, got {}", c.max_batched_tokens));
-  if (c.max_seqs >= 1 && c.max_batched_tokens >= 1 && c.max_batched_tokens < c.max_seqs)
+  if (c.max_seqs >= 1 && c.max_batched_tokens >= 1 && c.max_batched_tokens < c.max_seqs) {
     out.push_back(fmt::format(
         "max_batched_tokens ({}) must be >= max_seqs ({}): every running sequence decodes a token "
         "per step",
         c.max_batched_tokens, c.max_seqs));
+  }
   if (c.kv_block_tokens < 1)
     out.push_back(fmt::format("kv_block_tokens must be >= 1, got {}", c.kv_block_tokens));
   if (!std::isfinite(c.kv_capacity_tokens) || c.kv_capacity_tokens < 0)

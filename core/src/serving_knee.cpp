@@ -46,7 +46,7 @@ Result<KneeResult> batch_knee(const StepModel& m, const ServingConfig& cfg, cons
     SimOptions so;
     so.seed = opt.seed;
     so.requests = opt.requests;
-    so.warmup_requests = std::max<int64_t>(2 * cap, opt.requests / 10);
+    so.warmup_requests = std::max<int64_t>(2 * static_cast<int64_t>(cap), opt.requests / 10);
     so.closed_loop_clients = cap;
     auto r = simulate(*table, c, classes, so);
     if (!r) return r.error();

@@ -89,19 +89,22 @@ Result<StepTable> StepTable::build(const StepModel& m, const ServingConfig& cfg,
     if (v.back() != n - 1) v.push_back(n - 1);
     return v;
   };
-  for (size_t ip : coarse(np))
-    for (size_t id : coarse(nd))
+  for (size_t ip : coarse(np)) {
+    for (size_t id : coarse(nd)) {
       for (size_t ic : coarse(nc)) {
         const double p = t.p_grid_[ip], c = t.c_grid_[ic];
         const int d = t.d_grid_[id];
         if (p <= 0 && d <= 0) continue;
         const double v = m.mixed_step_s(p, c, d, c);
-        if (!std::isfinite(v) || v < 0)
+        if (!std::isfinite(v) || v < 0) {
           return Error{fmt::format(
               "step model returned {} s for {} prefill tokens, {} decodes at context {}", v, p, d,
               c)};
+        }
         t.t_[(ip * nd + id) * nc + ic] = v;
       }
+    }
+  }
   return t;
 }
 
@@ -301,11 +304,12 @@ class Engine {
   // Open loop: earliest pending arrival over the classes.
   double next_arrival_time(int32_t& cls) const {
     double best = std::numeric_limits<double>::infinity();
-    for (size_t c = 0; c < next_arrival_.size(); ++c)
+    for (size_t c = 0; c < next_arrival_.size(); ++c) {
       if (next_arrival_[c] < best) {
         best = next_arrival_[c];
         cls = static_cast<int32_t>(c);
       }
+    }
     return best;
   }
 
@@ -326,23 +330,26 @@ class Engine {
     Req& r = reqs_[static_cast<size_t>(id)];
     r.prev = tail_;
     r.next = -1;
-    if (tail_ >= 0)
+    if (tail_ >= 0) {
       reqs_[static_cast<size_t>(tail_)].next = id;
-    else
+    } else {
       head_ = id;
+    }
     tail_ = id;
     ++running_;
   }
   void list_remove(int32_t id) {
     Req& r = reqs_[static_cast<size_t>(id)];
-    if (r.prev >= 0)
+    if (r.prev >= 0) {
       reqs_[static_cast<size_t>(r.prev)].next = r.next;
-    else
+    } else {
       head_ = r.next;
-    if (r.next >= 0)
+    }
+    if (r.next >= 0) {
       reqs_[static_cast<size_t>(r.next)].prev = r.prev;
-    else
+    } else {
       tail_ = r.prev;
+    }
     r.prev = r.next = -1;
     --running_;
   }
@@ -654,10 +661,11 @@ ServingResult Engine::run() {
     stable = growth <= 0.05 * static_cast<double>(arrivals_in_window_) + 50;
   }
   res.stable = stable;
-  if (aborted)
+  if (aborted) {
     res.note = fmt::format("unstable: more than {} requests waiting", max_waiting_);
-  else if (!stable)
+  } else if (!stable) {
     res.note = "unstable: the number of requests in the system kept growing";
+  }
   int64_t measured = 0;
   res.classes.resize(classes_.size());
   std::vector<double> all_ttft, all_tpot, all_e2e, all_wait;
@@ -687,9 +695,10 @@ ServingResult Engine::run() {
   res.all.e2e = detail::summarise(all_e2e);
   res.all.queue_wait = detail::summarise(all_wait);
   res.all.throughput_rps = res.throughput_rps;
-  for (size_t c = 0; c < classes_.size(); ++c)
+  for (size_t c = 0; c < classes_.size(); ++c) {
     res.classes[c].throughput_rps = res.throughput_rps * static_cast<double>(e2e_[c].size()) /
                                     std::max(1.0, static_cast<double>(measured));
+  }
   detail::judge_all(res);
   return res;
 }
@@ -702,12 +711,14 @@ Result<ServingResult> simulate(const StepTable& table, const ServingConfig& cfg,
   if (!errs.empty()) return Error{errs.front()};
   if (opt.requests < 1)
     return Error{fmt::format("simulate: requests must be >= 1, got {}", opt.requests)};
-  if (opt.warmup_requests < 0)
+  if (opt.warmup_requests < 0) {
     return Error{
         fmt::format("simulate: warmup_requests must be >= 0, got {}", opt.warmup_requests)};
-  if (opt.closed_loop_clients < 0)
+  }
+  if (opt.closed_loop_clients < 0) {
     return Error{
         fmt::format("simulate: closed_loop_clients must be >= 0, got {}", opt.closed_loop_clients)};
+  }
   if (opt.warmup_requests + opt.requests > (int64_t{1} << 31) - 2)
     return Error{"simulate: at most 2^31 - 2 requests per run"};
   auto rates = detail::class_rates(classes, opt.total_qps);
@@ -715,10 +726,11 @@ Result<ServingResult> simulate(const StepTable& table, const ServingConfig& cfg,
   const double kv_tokens =
       cfg.kv_capacity_tokens > 0 ? cfg.kv_capacity_tokens : table.kv_capacity_tokens();
   const int64_t total_blocks = static_cast<int64_t>(std::floor(kv_tokens / cfg.kv_block_tokens));
-  if (total_blocks < 2)
+  if (total_blocks < 2) {
     return Error{fmt::format(
         "KV cache holds {:.0f} tokens: fewer than two {}-token blocks, so no request fits",
         kv_tokens, cfg.kv_block_tokens)};
+  }
   std::vector<LengthSampler> ps, os;
   std::vector<ArrivalSampler> as;
   for (size_t c = 0; c < classes.size(); ++c) {

@@ -626,19 +626,21 @@ void fleet_constraints(const PlanInputs& in, FleetChoice& f) {
   const Constraints& k = in.constraints;
   std::vector<std::string> bad;
   if (k.capex_budget_usd > 0 && f.cost.capex_usd > k.capex_budget_usd &&
-      in.objective == Objective::min_tco)
+      in.objective == Objective::min_tco) {
     bad.push_back(fmt::format("capex {} exceeds the {} budget by {}", money(f.cost.capex_usd),
                               money(k.capex_budget_usd),
                               money(f.cost.capex_usd - k.capex_budget_usd)));
+  }
   double prov = 0;
   int ru = 0;
   for (const auto& p : f.parts) {
     prov += p.provisioned_w;
     ru += p.rack_units;
   }
-  if (k.power_cap_w > 0 && prov > k.power_cap_w)
+  if (k.power_cap_w > 0 && prov > k.power_cap_w) {
     bad.push_back(fmt::format("nameplate power {:.1f} kW exceeds the {:.1f} kW cap", prov / 1e3,
                               k.power_cap_w / 1e3));
+  }
   if (k.rack_units > 0 && ru > k.rack_units)
     bad.push_back(fmt::format("{} rack units exceed the {} available", ru, k.rack_units));
   if (!bad.empty()) {
@@ -655,6 +657,7 @@ std::optional<FleetChoice> best_fleet(const PlanInputs& in, const std::vector<Po
     if (p.ranked.empty()) return std::nullopt;
   if (in.space.allow_mixed || pools.size() == 1) {
     std::vector<CandidateRow> parts;
+    parts.reserve(pools.size());
     for (const auto& p : pools) parts.push_back(p.ranked.front());
     return make_choice(label, parts, in);
   }
@@ -717,9 +720,10 @@ void explain_infeasible(const PoolResult& pr, Plan& plan) {
         pr.pool.name, first->hardware, first->precision, first->tp, c.name, c.message,
         -c.margin * 100, all.empty() ? "" : ". To make it feasible: " + all);
   }
-  if (plan.infeasible_reason.empty())
+  if (plan.infeasible_reason.empty()) {
     plan.infeasible_reason =
         fmt::format("pool '{}': no candidate in the search space", pr.pool.name);
+  }
 }
 
 Pool with_rate(const Pool& p, double total_design_qps, double total_average_qps, std::string name,
@@ -786,9 +790,10 @@ void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified
     plan.recommended = *alt;
     plan.alternatives.push_back(burst);
   } else {
-    if (alt)
+    if (alt) {
       burst.note += fmt::format("; {} cheaper than all on the base hardware",
                                 money(alt->cost.tco_usd - burst.cost.tco_usd));
+    }
     plan.recommended = burst;
     if (alt) plan.alternatives.push_back(*alt);
   }
@@ -912,9 +917,10 @@ void solve_staged(const PlanInputs& in, Plan& plan, int* evaluated, int* verifie
   }
   plan.recommended = build(history);
   std::string story;
-  for (const auto& p : plan.recommended.cost.purchases)
+  for (const auto& p : plan.recommended.cost.purchases) {
     story += fmt::format("{}year {}: buy {:.0f} x {}", story.empty() ? "" : "; ", p.year + 1,
                          p.devices, p.hardware);
+  }
   plan.recommended.note = story;
   if (auto single = best_fleet(in, {pr}, "one hardware kind from the start")) {
     plan.alternatives.push_back(*single);
@@ -994,9 +1000,10 @@ std::vector<std::string> validate(const PlanInputs& in) {
     if (find_model(in, p.model) == nullptr)
       e.push_back(fmt::format("pool '{}': model '{}' is not loaded", p.name, p.model));
   }
-  for (const auto& p : in.baseline_pools)
+  for (const auto& p : in.baseline_pools) {
     if (find_model(in, p.model) == nullptr)
       e.push_back(fmt::format("baseline: model '{}' is not loaded", p.model));
+  }
   if (in.space.hardware.empty()) e.push_back("candidates.hardware: no hardware to choose from");
   if (in.space.stacks.empty()) e.push_back("candidates.stacks: no stack");
   if (in.space.precisions.empty()) e.push_back("candidates.precisions: no precision");
@@ -1009,9 +1016,10 @@ std::vector<std::string> validate(const PlanInputs& in) {
   const Constraints& k = in.constraints;
   if (k.horizon_years < 1)
     e.push_back(fmt::format("constraints.horizon_years: must be >= 1, got {}", k.horizon_years));
-  if (!(k.load_growth_per_year > -1))
+  if (!(k.load_growth_per_year > -1)) {
     e.push_back(fmt::format("constraints.load_growth_per_year: must be > -1, got {}",
                             k.load_growth_per_year));
+  }
   if (k.redundancy < 0)
     e.push_back(fmt::format("constraints.redundancy: must be >= 0, got {}", k.redundancy));
   if (k.capex_budget_usd < 0 || k.annual_budget_usd < 0 || k.power_cap_w < 0 || k.rack_units < 0 ||
@@ -1051,9 +1059,10 @@ Result<KneeResult> candidate_knee(const PlanInputs& in, const CandidateRow& row,
   auto prec = precision_preset(row.precision);
   const ModelSpec* model = find_model(in, row.model);
   if (hw == nullptr || st == nullptr || pool == nullptr || !prec || model == nullptr ||
-      pool->classes.empty())
+      pool->classes.empty()) {
     return Error{fmt::format("candidate {} {} {} is not part of these inputs", row.hardware,
                              row.stack, row.precision)};
+  }
   auto eng =
       make_engine(in, *model, *hw, *st, *prec, row.tp, row.max_seqs, pool_longest_tokens(*pool));
   if (!eng) return eng.error();
@@ -1091,10 +1100,11 @@ Result<Plan> solve(const PlanInputs& in) {
         base.push_back(solve_pool(in, p, *find_model(in, p.model), &evaluated, &verified));
       if (auto b =
               best_fleet(in, base, "baseline: every request on " + in.baseline_pools[0].model)) {
-        if (plan.recommended.feasible)
+        if (plan.recommended.feasible) {
           b->note = fmt::format("{} devices vs {} with routing tiers; TCO {} vs {}", b->devices,
                                 plan.recommended.devices, money(b->cost.tco_usd),
                                 money(plan.recommended.cost.tco_usd));
+        }
         plan.alternatives.push_back(*b);
       }
       for (auto& b : base) plan.pools.push_back(std::move(b));
@@ -1103,11 +1113,12 @@ Result<Plan> solve(const PlanInputs& in) {
   if (!plan.recommended.parts.empty()) fleet_constraints(in, plan.recommended);
   plan.feasible = plan.recommended.feasible;
   if (!plan.feasible && plan.infeasible_reason.empty()) {
-    if (!plan.recommended.note.empty())
+    if (!plan.recommended.note.empty()) {
       plan.infeasible_reason = "the fleet as a whole: " + plan.recommended.note;
-    else
+    } else {
       for (const auto& pr : plan.pools)
         if (pr.ranked.empty()) explain_infeasible(pr, plan);
+    }
   }
   plan.candidates_evaluated = evaluated;
   plan.candidates_verified = verified;

@@ -62,9 +62,10 @@ std::vector<std::string> validate(const PriceBook& p) {
     if (d.tiers.empty()) errs.push_back(at + ".tiers: at least one price is needed");
     int last = 0;
     for (size_t t = 0; t < d.tiers.size(); ++t) {
-      if (d.tiers[t].min_units <= last)
+      if (d.tiers[t].min_units <= last) {
         errs.push_back(fmt::format("{}.tiers[{}].min_units: must ascend from 1, got {}", at, t,
                                    d.tiers[t].min_units));
+      }
       last = d.tiers[t].min_units;
       nonneg(d.tiers[t].unit_price_usd, fmt::format("{}.tiers[{}].unit_price_usd", at, t));
     }
@@ -75,9 +76,10 @@ std::vector<std::string> validate(const PriceBook& p) {
     nonneg(d.cloud_usd_per_device_hour, at + ".cloud_usd_per_device_hour");
     nonneg(d.owned_devices, at + ".owned_devices");
     nonneg(d.owned_servers, at + ".owned_servers");
-    if (d.rack_units_per_server <= 0)
+    if (d.rack_units_per_server <= 0) {
       errs.push_back(fmt::format("{}.rack_units_per_server: must be > 0, got {}", at,
                                  d.rack_units_per_server));
+    }
   }
   for (size_t i = 0; i < p.porting.size(); ++i) {
     nonneg(p.porting[i].first_port_engineer_weeks,
@@ -112,9 +114,10 @@ namespace {
 Result<CostBreakdown> price_hardware(const Footprint& f, const PriceBook& book, double* requests,
                                      double* tokens) {
   const DevicePricing* dp = book.find(f.hardware);
-  if (dp == nullptr)
+  if (dp == nullptr) {
     return Error{
         fmt::format("no price for hardware '{}' in price book '{}'", f.hardware, book.name)};
+  }
   CostBreakdown c;
   c.estimate = dp->estimate;
   c.cloud_available = dp->cloud_usd_per_device_hour > 0;
@@ -166,9 +169,10 @@ Result<double> porting_usd(const std::string& family, double model_changes, cons
   if (family.empty()) return 0.0;
   const PortingCost* pc = book.porting_for(family);
   if (pc == nullptr) {
-    if (book.engineer_week_usd > 0)
+    if (book.engineer_week_usd > 0) {
       return Error{fmt::format("no porting entry for hardware family '{}' in price book '{}'",
                                family, book.name)};
+    }
     return 0.0;
   }
   *estimate = *estimate || pc->estimate;

@@ -244,14 +244,16 @@ std::vector<std::string> validate(const LengthDist& d) {
       }
       double total = 0;
       for (size_t i = 0; i < d.bin_tokens.size(); ++i) {
-        if (!finite_positive(d.bin_tokens[i]))
+        if (!finite_positive(d.bin_tokens[i])) {
           out.push_back(
               fmt::format("histogram bin {} has non-positive length {}", i, d.bin_tokens[i]));
-        if (!std::isfinite(d.bin_weights[i]) || d.bin_weights[i] < 0)
+        }
+        if (!std::isfinite(d.bin_weights[i]) || d.bin_weights[i] < 0) {
           out.push_back(
               fmt::format("histogram bin {} has negative weight {}", i, d.bin_weights[i]));
-        else
+        } else {
           total += d.bin_weights[i];
+        }
       }
       if (out.empty() && !(total > 0)) out.push_back("histogram weights are all zero");
       break;
@@ -409,9 +411,10 @@ double design_qps(const ArrivalRate& r) {
 
 double average_qps(const ArrivalRate& r) {
   if (r.mean_qps > 0) return r.mean_qps;
-  if (!r.hourly_qps.empty())
+  if (!r.hourly_qps.empty()) {
     return std::accumulate(r.hourly_qps.begin(), r.hourly_qps.end(), 0.0) /
            static_cast<double>(r.hourly_qps.size());
+  }
   return r.peak_qps;
 }
 
@@ -474,24 +477,29 @@ std::vector<std::string> validate(const RequestClass& c) {
     out.push_back(fmt::format("{}.rate.mean_qps: must be >= 0, got {}", at, c.rate.mean_qps));
   if (bad_rate(c.rate.peak_qps))
     out.push_back(fmt::format("{}.rate.peak_qps: must be >= 0, got {}", at, c.rate.peak_qps));
-  if (!c.rate.hourly_qps.empty() && c.rate.hourly_qps.size() != 24)
+  if (!c.rate.hourly_qps.empty() && c.rate.hourly_qps.size() != 24) {
     out.push_back(
         fmt::format("{}.rate.hourly_qps: needs 24 values, got {}", at, c.rate.hourly_qps.size()));
-  for (size_t i = 0; i < c.rate.hourly_qps.size(); ++i)
-    if (bad_rate(c.rate.hourly_qps[i]))
+  }
+  for (size_t i = 0; i < c.rate.hourly_qps.size(); ++i) {
+    if (bad_rate(c.rate.hourly_qps[i])) {
       out.push_back(
           fmt::format("{}.rate.hourly_qps[{}]: must be >= 0, got {}", at, i, c.rate.hourly_qps[i]));
+    }
+  }
   if (out.empty() && !(design_qps(c.rate) > 0))
     out.push_back(fmt::format("{}.rate: no positive mean, peak or hourly rate", at));
-  if (c.rate.peak_qps > 0 && c.rate.mean_qps > c.rate.peak_qps)
+  if (c.rate.peak_qps > 0 && c.rate.mean_qps > c.rate.peak_qps) {
     out.push_back(fmt::format("{}.rate: mean_qps {} exceeds peak_qps {}", at, c.rate.mean_qps,
                               c.rate.peak_qps));
+  }
   if (c.arrival.kind == ArrivalKind::gamma && !finite_positive(c.arrival.scv))
     out.push_back(fmt::format("{}.arrival.scv: gamma needs scv > 0, got {}", at, c.arrival.scv));
   if (c.arrival.kind == ArrivalKind::hyperexponential &&
-      (!std::isfinite(c.arrival.scv) || c.arrival.scv <= 1))
+      (!std::isfinite(c.arrival.scv) || c.arrival.scv <= 1)) {
     out.push_back(
         fmt::format("{}.arrival.scv: hyperexponential needs scv > 1, got {}", at, c.arrival.scv));
+  }
   for (const auto& e : validate(c.prompt_tokens))
     out.push_back(fmt::format("{}.prompt_tokens: {}", at, e));
   for (const auto& e : validate(c.output_tokens))
@@ -499,9 +507,10 @@ std::vector<std::string> validate(const RequestClass& c) {
   const auto check = [&](const SlaTarget& t, const char* name) {
     if (!std::isfinite(t.limit_s) || t.limit_s < 0)
       out.push_back(fmt::format("{}.sla.{}: limit must be >= 0 s, got {}", at, name, t.limit_s));
-    if (t.set() && !valid_percentile(t.percentile))
+    if (t.set() && !valid_percentile(t.percentile)) {
       out.push_back(
           fmt::format("{}.sla.{}.percentile: {} is outside (0, 100)", at, name, t.percentile));
+    }
   };
   check(c.sla.ttft, "ttft");
   check(c.sla.tpot, "tpot");
