@@ -30,6 +30,17 @@ Run run(const std::string& args, bool merge_stderr = false) {
   return r;
 }
 
+// The public measurements beside the checkout (../shared/benchmarks/), or "" when absent.
+std::string shared_benchmarks_dir() {
+  const std::string dir = INFERCAP_SOURCE_DIR "/../shared/benchmarks/";
+  for (const char* f : {"seed-claims.csv", "llamacpp-gpu-benchmarks.csv"}) {
+    FILE* p = std::fopen((dir + f).c_str(), "r");
+    if (p == nullptr) return {};
+    std::fclose(p);
+  }
+  return dir;
+}
+
 }  // namespace
 
 TEST_CASE("predict --format json: per-operator answer for llama-3.1-8b on h200", "[golden]") {
@@ -117,13 +128,11 @@ TEST_CASE("predict: a model that does not fit exits 5 naming what needs the memo
 }
 
 TEST_CASE("validate: every public row is predicted or listed with its reason", "[golden]") {
-  const std::string dir = INFERCAP_SOURCE_DIR "/../shared/benchmarks/";
-  FILE* f = std::fopen((dir + "seed-claims.csv").c_str(), "r");
-  if (f == nullptr) {
+  const std::string dir = shared_benchmarks_dir();
+  if (dir.empty()) {
     WARN("shared/benchmarks not found beside the checkout; skipping");
     return;
   }
-  std::fclose(f);
   const Run r = run("validate -i " + dir + "llamacpp-gpu-benchmarks.csv -i " + dir +
                     "seed-claims.csv -f json");
   REQUIRE(r.rc == 0);
@@ -140,19 +149,17 @@ TEST_CASE("validate: every public row is predicted or listed with its reason", "
 
 TEST_CASE("validate --calibration: a profile changes exactly the rows of the hardware it names",
           "[golden]") {
-  const std::string dir = INFERCAP_SOURCE_DIR "/../shared/benchmarks/";
-  FILE* f = std::fopen((dir + "llamacpp-gpu-benchmarks.csv").c_str(), "r");
-  if (f == nullptr) {
+  const std::string dir = shared_benchmarks_dir();
+  if (dir.empty()) {
     WARN("shared/benchmarks not found beside the checkout; skipping");
     return;
   }
-  std::fclose(f);
   // The fixture names rtx-4090 with half its datasheet bandwidth (synthetic, marked as such).
   const std::string profile =
       INFERCAP_SOURCE_DIR "/tests/data/calibration/rtx-4090-half-bandwidth.profile.yaml";
   const Run plain = run("validate -i " + dir + "llamacpp-gpu-benchmarks.csv -f json");
-  const Run cal = run("validate -i " + dir + "llamacpp-gpu-benchmarks.csv -f json --calibration " +
-                      profile);
+  const Run cal =
+      run("validate -i " + dir + "llamacpp-gpu-benchmarks.csv -f json --calibration " + profile);
   REQUIRE(plain.rc == 0);
   REQUIRE(cal.rc == 0);
   const auto a = nlohmann::json::parse(plain.out)["rows"];

@@ -5,6 +5,8 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "kernels.hpp"
 #include "unpack.hpp"
 
@@ -445,29 +447,22 @@ int launch_gemv(WeightFormat fmt, const void* w, const void* scales, const float
   if (m < 1 || m > 8 || n < 1 || k % kInt4Group != 0)
     return static_cast<int>(cudaErrorInvalidValue);
   const auto s = static_cast<cudaStream_t>(stream);
-  if (kernel == GemvKernel::rows) switch (fmt) {
-      case WeightFormat::bf16:
-        return gemv_rows_for<WeightFormat::bf16>(w, scales, x, y, m, n, k, s);
-      case WeightFormat::fp16:
-        return gemv_rows_for<WeightFormat::fp16>(w, scales, x, y, m, n, k, s);
-      case WeightFormat::fp8:
-        return gemv_rows_for<WeightFormat::fp8>(w, scales, x, y, m, n, k, s);
-      case WeightFormat::int8:
-        return gemv_rows_for<WeightFormat::int8>(w, scales, x, y, m, n, k, s);
-      case WeightFormat::int4:
-        return gemv_rows_for<WeightFormat::int4>(w, scales, x, y, m, n, k, s);
-    }
+  const auto launch = [&](auto format) {
+    constexpr WeightFormat F = decltype(format)::value;
+    return kernel == GemvKernel::rows ? gemv_rows_for<F>(w, scales, x, y, m, n, k, s)
+                                      : gemv_for<F>(w, scales, x, y, m, n, k, s);
+  };
   switch (fmt) {
     case WeightFormat::bf16:
-      return gemv_for<WeightFormat::bf16>(w, scales, x, y, m, n, k, s);
+      return launch(std::integral_constant<WeightFormat, WeightFormat::bf16>{});
     case WeightFormat::fp16:
-      return gemv_for<WeightFormat::fp16>(w, scales, x, y, m, n, k, s);
+      return launch(std::integral_constant<WeightFormat, WeightFormat::fp16>{});
     case WeightFormat::fp8:
-      return gemv_for<WeightFormat::fp8>(w, scales, x, y, m, n, k, s);
+      return launch(std::integral_constant<WeightFormat, WeightFormat::fp8>{});
     case WeightFormat::int8:
-      return gemv_for<WeightFormat::int8>(w, scales, x, y, m, n, k, s);
+      return launch(std::integral_constant<WeightFormat, WeightFormat::int8>{});
     case WeightFormat::int4:
-      return gemv_for<WeightFormat::int4>(w, scales, x, y, m, n, k, s);
+      return launch(std::integral_constant<WeightFormat, WeightFormat::int4>{});
   }
   return static_cast<int>(cudaErrorInvalidValue);
 }
