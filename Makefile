@@ -32,8 +32,11 @@ bench: build
 format:
 	git ls-files '*.cpp' '*.hpp' '*.cu' | xargs clang-format -i
 
+# Every C++ file the build compiles (CUDA's host file only when CUDA is configured).
 tidy: configure
-	git ls-files 'core/*.cpp' 'cli/*.cpp' | xargs clang-tidy -p $(BUILD) --quiet
+	git ls-files 'core/*.cpp' 'cli/*.cpp' 'calibration/*.cpp' 'gui/*.cpp' | \
+	  while read -r f; do grep -q "/$$f\"" $(BUILD)/compile_commands.json && echo "$$f"; done | \
+	  xargs clang-tidy -p $(BUILD) --quiet
 
 clean:
 	rm -rf $(BUILD)

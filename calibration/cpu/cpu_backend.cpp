@@ -54,10 +54,11 @@ class StreamInstance final : public KernelInstance {
       const auto [b, e] = split_range(n_, nt, tid, 16);
       for (size_t a = 0; a < bufs_.size(); ++a) {
         float* p = bufs_[a].as<float>();
-        for (long i = b; i < e; ++i)
+        for (long i = b; i < e; ++i) {
           p[i] = a == 0   ? 0.5f
                  : a == 1 ? 1.0f + static_cast<float>(i % 3)
                           : 0.25f * static_cast<float>(i % 5);
+        }
       }
     });
   }
@@ -177,10 +178,11 @@ class MatmulInstance final : public KernelInstance {
     c.error = mc.error;
     c.tolerance = 1e-4;  // fp32 accumulation over k <= 16k, relative to sum |w x|
     c.ok = mc.error <= c.tolerance;
-    if (!c.ok)
+    if (!c.ok) {
       c.message = "output (" + std::to_string(mc.worst_m) + ", " + std::to_string(mc.worst_n) +
                   ") differs from the scalar reference by " + std::to_string(mc.error) +
                   " of sum |w x|";
+    }
     return c;
   }
   double bytes_per_call() const override {
@@ -230,9 +232,10 @@ Result<std::unique_ptr<KernelInstance>> make_matmul(MatmulKind mk, const Shape& 
     return Error{"matmul shape needs m, n, k and threads >= 1"};
   if (s.k % kKGrain != 0)
     return Error{"k = " + std::to_string(s.k) + " is not a multiple of " + std::to_string(kKGrain)};
-  if (s.n % kRowGrain != 0)
+  if (s.n % kRowGrain != 0) {
     return Error{"n = " + std::to_string(s.n) + " is not a multiple of " +
                  std::to_string(kRowGrain)};
+  }
   return std::unique_ptr<KernelInstance>(std::make_unique<MatmulInstance>(mk, s));
 }
 
@@ -400,10 +403,11 @@ std::vector<PlanItem> cpu_plan(Effort effort, const MachineInfo& m) {
   // Streams: DRAM over thread counts (the saturation curve), the cache ladder at all cores.
   for (int t : thread_counts) add("stream_read." + stream_isa, {t, -1, dram, 0, 0, 0});
   std::vector<double> cache_sizes = {l1 / 2 * cores, l2 / 2 * cores, llc / 2};
-  if (full)
+  if (full) {
     cache_sizes = {l1 / 4 * cores, l1 / 2 * cores, l2 / 4 * cores, l2 / 2 * cores,
                    l2 * cores,     llc / 4,        llc / 2,        llc,
                    2 * llc,        4 * llc};
+  }
   for (double b : cache_sizes) add("stream_read." + stream_isa, {cores, -1, b, 0, 0, 0});
   add("stream_triad." + stream_isa, {cores, -1, dram, 0, 0, 0});
   add("stream_copy." + stream_isa, {cores, -1, dram, 0, 0, 0});
@@ -426,9 +430,10 @@ std::vector<PlanItem> cpu_plan(Effort effort, const MachineInfo& m) {
   for (DType w : {DType::fp32, DType::bf16, DType::int8, DType::int4}) {
     const long n = dram_rows(w);
     if (full) {
-      for (const auto& k : ks)
+      for (const auto& k : ks) {
         if (k.kind == KernelKind::gemv && k.weights == w)
           for (long b : {1L, 4L, 16L, 64L}) add(k.name, {cores, -1, 0, b, n, 4096});
+      }
       for (int t : thread_counts) add(best_matmul(ks, KernelKind::gemv, w), {t, -1, 0, 1, n, 4096});
       for (long sq : {1024L, 2048L, 8192L, 16384L})
         add(best_matmul(ks, KernelKind::gemv, w), {cores, -1, 0, 1, sq, sq});

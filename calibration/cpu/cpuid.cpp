@@ -60,8 +60,8 @@ IsaSupport probe() {
   unsigned ext = __get_cpuid_max(0x80000000U, nullptr);
   if (ext >= 0x80000004U) {
     char brand[49] = {};
-    for (unsigned i = 0; i < 3; ++i) {
-      __get_cpuid(0x80000002U + i, &a, &b, &c, &d);
+    for (size_t i = 0; i < 3; ++i) {
+      __get_cpuid(0x80000002U + static_cast<unsigned>(i), &a, &b, &c, &d);
       std::memcpy(brand + 16 * i, &a, 4);
       std::memcpy(brand + 16 * i + 4, &b, 4);
       std::memcpy(brand + 16 * i + 8, &c, 4);
@@ -119,7 +119,7 @@ Availability amx_available(bool int8) {
   if (int8 && !s.amx_int8) return Availability::no("CPU lacks AMX-INT8 (CPUID leaf 7 EDX bit 25)");
   if (!int8 && !s.amx_bf16) return Availability::no("CPU lacks AMX-BF16 (CPUID leaf 7 EDX bit 22)");
   if (!s.os_amx) return Availability::no("OS does not enable AMX tile state (XCR0 bits 17-18)");
-  const Availability avx = avx512_available();
+  Availability avx = avx512_available();
   if (!avx.available) return avx;
   // Linux hands out the large XTILEDATA state per process on request (ARCH_REQ_XCOMP_PERM).
   static std::once_flag once;

@@ -55,9 +55,10 @@ void matmul_bf16(const MatmulArgs& a, long n_begin, long n_end) {
       }
       _tile_stored(0, c[0], 64);
       _tile_stored(1, c[1], 64);
-      for (long t = 0; t < 16 && mb * 16 + t < a.m; ++t)
-        for (int h = 0; h < 2; ++h)
+      for (long t = 0; t < 16 && mb * 16 + t < a.m; ++t) {
+        for (long h = 0; h < 2; ++h)
           for (long i = 0; i < 16; ++i) a.y[(mb * 16 + t) * n + row + h * 16 + i] = c[h][i][t];
+      }
     }
   }
   _tile_release();
@@ -89,12 +90,13 @@ void matmul_int8(const MatmulArgs& a, long n_begin, long n_end) {
       _tile_stored(1, c[1], 64);
       for (long t = 0; t < 16 && mb * 16 + t < a.m; ++t) {
         const long m = mb * 16 + t;
-        for (int h = 0; h < 2; ++h)
+        for (long h = 0; h < 2; ++h) {
           for (long i = 0; i < 16; ++i) {
             const long r = row + h * 16 + i;
             const long s = static_cast<long>(c[h][i][t]) - 128L * xs[m];
             a.y[m * n + r] = static_cast<float>(s) * ws[r] * xd[m];
           }
+        }
       }
     }
   }

@@ -176,10 +176,11 @@ Buffer::Buffer(std::size_t bytes, int numa_node) : bytes_(bytes) {
 
 void Buffer::release() {
   if (p_ == nullptr) return;
-  if (hwloc_)
+  if (hwloc_) {
     hwloc_free(topology(), p_, (bytes_ + 63) / 64 * 64);
-  else
+  } else {
     std::free(p_);
+  }
   p_ = nullptr;
 }
 

@@ -93,9 +93,10 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
   m.isa = "imported";
   m.shape.threads = 1;
   const auto kind = import_kind(get("kind"));
-  if (!kind)
+  if (!kind) {
     return fail("kind", fmt::format("expected read, copy, triad, gemv, gemm or launch, found '{}'",
                                     get("kind")));
+  }
   m.kind = *kind;
   const std::string src = get("source");
   if (src.empty()) return fail("source", "every row needs its source (profiler run, paper, page)");
@@ -116,9 +117,10 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     const char* names[3] = {"m", "n", "k"};
     for (int i = 0; i < 3; ++i) {
       const auto v = number(get(names[i]));
-      if (!v || *v < 1 || *v != std::floor(*v))
+      if (!v || *v < 1 || *v != std::floor(*v)) {
         return fail(names[i],
                     fmt::format("expected a positive whole number, found '{}'", get(names[i])));
+      }
       dims[i] = static_cast<int64_t>(*v);
     }
     m.shape.m = dims[0];
@@ -136,9 +138,10 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     }
   } else if (m.kind != KernelKind::call_overhead) {
     const auto b = number(get("bytes"));
-    if (!b || *b <= 0)
+    if (!b || *b <= 0) {
       return fail("bytes", fmt::format("a stream row needs the bytes moved per call, found '{}'",
                                        get("bytes")));
+    }
     m.bytes_per_call = *b;
     m.shape.bytes = *b;
   }
@@ -159,10 +162,11 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     if (!value || *value <= 0)
       return fail("value", fmt::format("expected a positive number, found '{}'", get("value")));
     const auto unit = parse_unit(get("unit"));
-    if (!unit)
+    if (!unit) {
       return fail("unit", fmt::format("expected s, ms, us, ns, B/s, MB/s, GB/s, TB/s, FLOP/s, "
                                       "GFLOP/s, TFLOP/s or TOPS, found '{}'",
                                       get("unit")));
+    }
     switch (unit->kind) {
       case Unit::time:
         m.median_s = *value * unit->scale;
@@ -283,19 +287,22 @@ Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const 
     auto cells = infercap::spec::split_csv_line(line);
     if (header.empty()) {
       for (auto& c : cells) c = lower(trim(c));
-      for (const char* need : {"kind", "value", "unit", "source"})
+      for (const char* need : {"kind", "value", "unit", "source"}) {
         if (std::find(cells.begin(), cells.end(), need) == cells.end())
           return Error{fmt::format("{}:{}: the header needs a '{}' column", name, lineno, need)};
-      for (const auto& c : cells)
+      }
+      for (const auto& c : cells) {
         if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), c) ==
             std::end(kKnownColumns))
           return Error{fmt::format("{}:{}: unknown column '{}'", name, lineno, c)};
+      }
       header = cells;
       continue;
     }
-    if (cells.size() > header.size())
+    if (cells.size() > header.size()) {
       return Error{fmt::format("{}:{}: {} cells, the header has {}", name, lineno, cells.size(),
                                header.size())};
+    }
     RawRow r;
     r.where = fmt::format("{}:{}", name, lineno);
     for (size_t i = 0; i < cells.size(); ++i) r.cells[header[i]] = cells[i];
@@ -321,30 +328,35 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
     const std::string key = kv.first.Scalar();
     const int line = kv.first.Mark().line + 1;
     if (key == "kind") {
-      if (scalar(kv.second) != "calibration-measurements")
+      if (scalar(kv.second) != "calibration-measurements") {
         return Error{fmt::format("{}:{}: kind: expected calibration-measurements, found '{}'", name,
                                  line, scalar(kv.second))};
+      }
     } else if (key == "schema_version") {
-      if (scalar(kv.second) != "1")
+      if (scalar(kv.second) != "1") {
         return Error{fmt::format("{}:{}: schema_version: expected 1, found '{}'", name, line,
                                  scalar(kv.second))};
+      }
     } else if (key == "provenance") {
       if (!kv.second.IsMap())
         return Error{fmt::format("{}:{}: provenance: expected a mapping", name, line)};
       for (const auto& p : kv.second) {
         const std::string pk = p.first.Scalar();
         std::string err;
-        if (pk == "hardware" || pk == "cache_bytes" || !set_header(out, pk, scalar(p.second), &err))
+        if (pk == "hardware" || pk == "cache_bytes" ||
+            !set_header(out, pk, scalar(p.second), &err)) {
           return Error{fmt::format("{}:{}: provenance: {}", name, p.first.Mark().line + 1,
                                    err.empty() ? "unknown key '" + pk + "'" : err)};
+        }
       }
     } else if (key == "measurements") {
       if (!kv.second.IsSequence())
         return Error{fmt::format("{}:{}: measurements: expected a list", name, line)};
       for (const auto& item : kv.second) {
-        if (!item.IsMap())
+        if (!item.IsMap()) {
           return Error{fmt::format("{}:{}: measurements: expected a mapping per row", name,
                                    item.Mark().line + 1)};
+        }
         RawRow r;
         r.where = fmt::format("{}:{}", name, item.Mark().line + 1);
         for (const auto& c : item) {
@@ -404,20 +416,23 @@ Result<FitReport> fit_imported(const ImportedMeasurements& m) {
     return r.kind == KernelKind::stream_read;
   });
   bool from_copy = false;
-  if (!has_read)
-    for (auto& r : rows)
+  if (!has_read) {
+    for (auto& r : rows) {
       if (r.kind == KernelKind::stream_copy) {
         r.kind = KernelKind::stream_read;
         from_copy = true;
       }
+    }
+  }
   FitOptions opt;
   opt.dram_llc_multiple = 1.0;
   auto fit = fit_profile(rows, m.cache_bytes, opt);
   if (!fit) return Error{fit.error().message};
   FitReport rep = std::move(*fit);
-  if (from_copy)
+  if (from_copy) {
     rep.notes.push_back(
         "memory bandwidth from copy rows (bytes read + written per call): no read rows imported");
+  }
   as_device_bandwidth(rep);
   rep.profile.backend = m.backend;
   rep.profile.provenance = m.provenance;

@@ -299,7 +299,8 @@ struct Kernel {
   }
   template <class T>
   void arg(cl_uint i, const T& v) {
-    clSetKernelArg(k, i, sizeof(T), &v);
+    // T is often cl_mem, a pointer to an opaque struct: OpenCL wants the handle's own size.
+    clSetKernelArg(k, i, sizeof(T), &v);  // NOLINT(bugprone-sizeof-expression)
   }
 };
 
@@ -322,7 +323,7 @@ class ReadInstance : public KernelInstance {
   ReadInstance(Ctx& c, size_t n4) : c_(c), n4_(n4), kernel_(c, "read_sum") {
     host_ = random_floats(n4 * 4, 7, 0.f, 1.f);
     a_ = Buffer(c, host_.size() * 4, host_.data());
-    groups_ = std::max<size_t>(1, std::min<size_t>(c.compute_units * 4, 1024));
+    groups_ = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(c.compute_units) * 4, 1024));
     local_ = std::min<size_t>(256, c.max_wg);
     local_ = local_ >= 2 ? size_t{1} << static_cast<int>(std::floor(std::log2(local_))) : 1;
     partial_ = Buffer(c, groups_ * 4, nullptr);
@@ -514,7 +515,7 @@ class GemvInstance : public KernelInstance {
     read_back(c_, y_buf_, y.data(), y.size() * 4);
     CheckResult r;
     r.tolerance = 1e-5;  // fp32 accumulation, relative to sum |w| |x|
-    for (int b = 0; b < m_; ++b)
+    for (int b = 0; b < m_; ++b) {
       for (int o = 0; o < n_; ++o) {
         double ref = 0, mag = 0;
         for (int j = 0; j < k_; ++j) {
@@ -526,6 +527,7 @@ class GemvInstance : public KernelInstance {
         const double e = std::fabs(y[static_cast<size_t>(b) * n_ + o] - ref) / std::max(mag, 1e-30);
         r.error = std::max(r.error, e);
       }
+    }
     r.ok = r.error <= r.tolerance;
     if (!r.ok) r.message = fmt::format("GEMV error {:.3g} > {:.1g}", r.error, r.tolerance);
     return r;
@@ -636,10 +638,11 @@ std::vector<PlanItem> opencl_plan(Effort effort, const MachineInfo&) {
     p.push_back({"read.opencl", Shape{1, -1, b, 0, 0, 0}});
     p.push_back({"copy.opencl", Shape{1, -1, b, 0, 0, 0}});
   }
-  for (const char* w : {"fp32", "fp16", "bf16", "int8", "int4"})
+  for (const char* w : {"fp32", "fp16", "bf16", "int8", "int4"}) {
     for (int64_t m :
          effort == Effort::full ? std::vector<int64_t>{1, 4, 8} : std::vector<int64_t>{1})
       p.push_back({fmt::format("gemv.opencl.{}", w), Shape{1, -1, 0, m, n, k}});
+  }
   p.push_back({"launch.opencl", Shape{1, -1, 0, 0, 0, 0}});
   return p;
 }

@@ -43,9 +43,10 @@ double sse_for(const std::vector<double>& n, const std::vector<double>& y, doubl
 Result<CurveFit> fit_saturating(const std::vector<double>& threads, const std::vector<double>& bw) {
   if (threads.size() != bw.size() || threads.empty())
     return Error{"bandwidth fit: need matching, non-empty thread and bandwidth samples"};
-  for (size_t i = 0; i < bw.size(); ++i)
+  for (size_t i = 0; i < bw.size(); ++i) {
     if (!(threads[i] > 0) || !(bw[i] > 0) || !std::isfinite(bw[i]))
       return Error{"bandwidth fit: threads and bandwidths must be positive and finite"};
+  }
   CurveFit f;
   f.points = static_cast<int>(bw.size());
   const double tmax = *std::max_element(threads.begin(), threads.end());
@@ -83,10 +84,11 @@ Result<CurveFit> fit_saturating(const std::vector<double>& threads, const std::v
     const double g = (std::sqrt(5.0) - 1) / 2;
     for (int it = 0; it < 60; ++it) {
       const double c = b - g * (b - a), d = a + g * (b - a);
-      if (sse_for(threads, bw, std::exp(c), nullptr) < sse_for(threads, bw, std::exp(d), nullptr))
+      if (sse_for(threads, bw, std::exp(c), nullptr) < sse_for(threads, bw, std::exp(d), nullptr)) {
         b = d;
-      else
+      } else {
         a = c;
+      }
     }
     f.n0 = std::exp((a + b) / 2);
     const double sse = sse_for(threads, bw, f.n0, &f.asymptote);
@@ -227,16 +229,18 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
   // Cache regime: reads at max threads below the LLC; the boundary is where the measured
   // bandwidth falls through the geometric mean of the cache and DRAM plateaus.
   std::map<double, double> ladder;  // bytes -> bytes/s
-  for (const auto* r : clean)
+  for (const auto* r : clean) {
     if (r->kind == KernelKind::stream_read && r->shape.threads == max_threads &&
         r->shape.numa_node < 0)
       ladder[r->bytes_per_call] = std::max(ladder[r->bytes_per_call], r->bytes_per_s());
+  }
   double cache_bw = 0, cache_at = 0;
-  for (const auto& [b, v] : ladder)
+  for (const auto& [b, v] : ladder) {
     if (b <= llc / 2 && b >= cache_at) {
       cache_bw = v;  // the largest LLC-resident working set: what LLC-sized weights see
       cache_at = b;
     }
+  }
   const double dram_at_team = curve->asymptote * (1 - std::exp(-max_threads / curve->n0));
   if (cache_bw > dram_at_team * 1.1) {
     const double level = std::sqrt(cache_bw * dram_at_team);
@@ -267,17 +271,19 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
     double& slot = p.achieved_flops_per_s[static_cast<size_t>(r->compute)];
     if (r->flops_per_s() > slot) slot = r->flops_per_s();
   }
-  for (int c = 0; c < kComputeTypeCount; ++c)
+  for (int c = 0; c < kComputeTypeCount; ++c) {
     if (p.achieved_flops_per_s[static_cast<size_t>(c)] > 0) {
       std::string isa;
-      for (const auto* r : clean)
+      for (const auto* r : clean) {
         if (r->kind == KernelKind::gemm && static_cast<int>(r->compute) == c &&
             r->flops_per_s() == p.achieved_flops_per_s[static_cast<size_t>(c)])
           isa = r->isa;
+      }
       rep.notes.push_back(fmt::format("GEMM {}: {:.1f} GFLOP/s ({})",
                                       compute_type_name(static_cast<ComputeType>(c)),
                                       p.achieved_flops_per_s[static_cast<size_t>(c)] / 1e9, isa));
     }
+  }
 
   // Decode GEMV weight streaming (batch 1, DRAM-sized weights, all threads), per weight format;
   // at k = 4096 when that row length was measured for the format (the table's meaning).
@@ -286,10 +292,12 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
            r->bytes_per_call >= opt.dram_llc_multiple * llc * 0.9;
   };
   std::array<bool, kComputeTypeCount> has_4096{};
-  for (const auto* r : clean)
-    if (streaming(r) && r->shape.k == 4096)
+  for (const auto* r : clean) {
+    if (streaming(r) && r->shape.k == 4096) {
       has_4096[static_cast<size_t>(native_compute_type(r->weights).value_or(ComputeType::int4))] =
           true;
+    }
+  }
   for (const auto* r : clean) {
     const auto slot_i =
         static_cast<size_t>(native_compute_type(r->weights).value_or(ComputeType::int4));
@@ -316,25 +324,29 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
                                       key.second, gbs(v)));
     }
   }
-  for (int c = 0; c < kComputeTypeCount; ++c)
-    if (p.gemv_bandwidth_bytes_per_s[static_cast<size_t>(c)] > 0)
+  for (int c = 0; c < kComputeTypeCount; ++c) {
+    if (p.gemv_bandwidth_bytes_per_s[static_cast<size_t>(c)] > 0) {
       rep.notes.push_back(
           fmt::format("GEMV {} weights: {} ({:.0f}% of the DRAM read)",
                       compute_type_name(static_cast<ComputeType>(c)),
                       gbs(p.gemv_bandwidth_bytes_per_s[static_cast<size_t>(c)]),
                       100 * p.gemv_bandwidth_bytes_per_s[static_cast<size_t>(c)] / dram_at_team));
+    }
+  }
 
   // Per-call overhead: intercept of time = t0 + bytes / rate over small GEMVs streamed cold
   // (shape.bytes > 0: copies over several x LLC called in turn, as a forward pass's layers are),
   // all threads; the tiny-kernel median when the line is unusable.
   std::vector<double> xs, ys;
-  for (const auto* r : clean)
+  for (const auto* r : clean) {
     if (r->kind == KernelKind::gemv && r->shape.m == 1 && r->shape.bytes > 0 &&
-        r->shape.threads == max_threads && r->bytes_per_call < llc)
+        r->shape.threads == max_threads && r->bytes_per_call < llc) {
       for (double s : trimmed(r->samples_s)) {
         xs.push_back(r->bytes_per_call);
         ys.push_back(s);
       }
+    }
+  }
   double tiny = 0;
   for (const auto* r : clean)
     if (r->kind == KernelKind::call_overhead && r->shape.threads == max_threads) tiny = r->median_s;
@@ -349,12 +361,14 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
     p.kernel_overhead_s = tiny;
     rep.notes.push_back(fmt::format("per-call overhead: {:.2f} us (tiny kernel)", tiny * 1e6));
   }
-  for (const auto* r : clean)
+  for (const auto* r : clean) {
     if (r->kind == KernelKind::fork_join && r->shape.threads == max_threads)
       p.fork_join_s = r->median_s;
-  if (p.fork_join_s > 0)
+  }
+  if (p.fork_join_s > 0) {
     rep.notes.push_back(
         fmt::format("fork/join ({} threads): {:.2f} us", max_threads, p.fork_join_s * 1e6));
+  }
   return rep;
 }
 

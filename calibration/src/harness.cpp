@@ -103,10 +103,11 @@ Result<Measurement> measure(const std::string& backend, const KernelSpec& spec, 
   if (opt.check) {
     k.run();
     chk = k.check();
-    if (!chk.ok)
+    if (!chk.ok) {
       return Error{spec.name + ": reference check failed: " + chk.message + " (error " +
                    std::to_string(chk.error) + " > tolerance " + std::to_string(chk.tolerance) +
                    ")"};
+    }
   }
   Measurement m = time_instance(k, opt);
   m.backend = backend;

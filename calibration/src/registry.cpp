@@ -12,11 +12,12 @@ Backend make_opencl_backend();  // calibration/opencl/
 #endif
 
 void Registry::add(Backend b) {
-  for (auto& existing : backends_)
+  for (auto& existing : backends_) {
     if (existing.name == b.name) {
       existing = std::move(b);
       return;
     }
+  }
   backends_.push_back(std::move(b));
 }
 

@@ -48,10 +48,11 @@ Result<RunResult> run_calibration(const Backend& backend, const RunOptions& opt,
         }
       }
       auto m = measure(backend.name, *spec, item.shape, hopt);
-      if (m)
+      if (m) {
         out.rows.push_back(std::move(*m));
-      else
+      } else {
         out.failed.push_back(m.error().message);
+      }
     }
     if (progress) progress(total, total, "fit");
   }

@@ -113,7 +113,7 @@ class Decoder {
     scores_.resize(static_cast<size_t>(team_.size()) * static_cast<size_t>(max_ctx));
     // Rotary angles are a function of position only: tabulated once, as engines do.
     rope_.resize(static_cast<size_t>(max_ctx * D_));
-    for (long p = 0; p < max_ctx; ++p)
+    for (long p = 0; p < max_ctx; ++p) {
       for (long i = 0; i < D_ / 2; ++i) {
         const double ang =
             static_cast<double>(p) *
@@ -121,6 +121,7 @@ class Decoder {
         rope_[static_cast<size_t>(p * D_ + 2 * i)] = static_cast<float>(std::cos(ang));
         rope_[static_cast<size_t>(p * D_ + 2 * i + 1)] = static_cast<float>(std::sin(ang));
       }
+    }
   }
   const std::string& isa() const { return kern_.isa; }
   /// Seconds spent in matmuls since the last reset (the rest is norms, rotary, attention, ...).
@@ -128,17 +129,19 @@ class Decoder {
   std::map<long, double> by_k_;  ///< seconds per matrix shape (k * 1000003 + n)
   double weight_bytes() const {
     double b = lm_head_.w.weight_bytes();
-    for (const auto& l : layers_)
+    for (const auto& l : layers_) {
       b += l.qkv.w.weight_bytes() + l.o.w.weight_bytes() + l.gu.w.weight_bytes() +
            l.down.w.weight_bytes();
+    }
     return b;
   }
 
   /// Runs `m` new tokens at positions [pos, pos + m); returns the arg-max token of the last.
   long forward(long m, long pos) {
-    for (long t = 0; t < m; ++t)
+    for (long t = 0; t < m; ++t) {
       std::memcpy(&x_[static_cast<size_t>(t * H_)],
                   &embed_[static_cast<size_t>(((pos + t) % 64) * H_)], sizeof(float) * H_);
+    }
     for (int l = 0; l < m_.layers; ++l) {
       Layer& L = layers_[static_cast<size_t>(l)];
       rmsnorm(x_.data(), h_.data(), m, H_);
@@ -149,12 +152,13 @@ class Decoder {
       for (long i = 0; i < m * H_; ++i) x_[static_cast<size_t>(i)] += h_[static_cast<size_t>(i)];
       rmsnorm(x_.data(), h_.data(), m, H_);
       matmul(L.gu, h_.data(), m, gu_.data());
-      for (long t = 0; t < m; ++t)
+      for (long t = 0; t < m; ++t) {
         for (long i = 0; i < F_; ++i) {
           const float g = gu_[static_cast<size_t>(t * 2 * F_ + i)],
                       u = gu_[static_cast<size_t>(t * 2 * F_ + F_ + i)];
           ff_[static_cast<size_t>(t * F_ + i)] = g / (1.0f + std::exp(-g)) * u;
         }
+      }
       matmul(L.down, ff_.data(), m, h_.data());
       for (long i = 0; i < m * H_; ++i) x_[static_cast<size_t>(i)] += h_[static_cast<size_t>(i)];
     }
@@ -207,9 +211,10 @@ class Decoder {
       const auto [b, e] = split_range(L.w.n, nt, tid, kRowGrain);
       if (e > b) kern_.fn(args, b, e);
     });
-    if (!L.bias.empty())
+    if (!L.bias.empty()) {
       for (long t = 0; t < m; ++t)
         for (long i = 0; i < L.w.n; ++i) y[t * L.w.n + i] += L.bias[static_cast<size_t>(i)];
+    }
   }
   static void rmsnorm(const float* x, float* y, long m, long h) {
     for (long t = 0; t < m; ++t) {
@@ -311,27 +316,27 @@ int main(int argc, char** argv) {
   long context = 128, prompt = 128;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--model")
+    if (k == "--model") {
       model_name = v;
-    else if (k == "--weights")
+    } else if (k == "--weights") {
       weights = v;
-    else if (k == "--hardware")
+    } else if (k == "--hardware") {
       hw_path = v;
-    else if (k == "--profile")
+    } else if (k == "--profile") {
       profile_path = v;
-    else if (k == "--threads")
+    } else if (k == "--threads") {
       threads = std::stoi(v);
-    else if (k == "--steps")
+    } else if (k == "--steps") {
       steps = std::stoi(v);
-    else if (k == "--context")
+    } else if (k == "--context") {
       context = std::stol(v);
-    else if (k == "--prompt")
+    } else if (k == "--prompt") {
       prompt = std::stol(v);
-    else if (k == "--measured-decode-ms")
+    } else if (k == "--measured-decode-ms") {
       given_decode_ms = std::stod(v);
-    else if (k == "--measured-prefill-ms")
+    } else if (k == "--measured-prefill-ms") {
       given_prefill_ms = std::stod(v);
-    else {
+    } else {
       fmt::print(stderr, "unknown option {}\n", k);
       return 2;
     }
@@ -393,10 +398,12 @@ int main(int argc, char** argv) {
     qp = quantiles(pre);
     double total = 0;
     for (double v : dt) total += v;
-    if (std::getenv("INFERCAP_DECODER_SHAPES") != nullptr)
-      for (const auto& [key, sec] : dec.by_k_)
+    if (std::getenv("INFERCAP_DECODER_SHAPES") != nullptr) {
+      for (const auto& [key, sec] : dec.by_k_) {
         fmt::print("  matmul n={} k={}: {:.2f} ms per step\n", key % 1000003, key / 1000003,
                    sec / static_cast<double>(dt.size() + 2) * 1e3);
+      }
+    }
     fmt::print("decode: {:.0f}% of the time in matmuls ({:.1f} GB/s over the weights)\n",
                100 * mm / total, dec.weight_bytes() * static_cast<double>(dt.size()) / mm / 1e9);
     fmt::print(

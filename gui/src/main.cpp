@@ -18,6 +18,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -56,9 +57,7 @@ void load_font(ImGuiIO& io) {
   io.Fonts->AddFontDefault();  // ImGui's built-in ProggyClean
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   using namespace infercap;
   CLI::App cli{"infercap-gui: what-if desktop app over the infercap model"};
   std::string data, screenshot, tab = "predict", size = "1600x1000", scenario;
@@ -228,4 +227,19 @@ int main(int argc, char** argv) {
   glfwDestroyWindow(window);
   glfwTerminate();
   return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Anything thrown outside the frame loop's own handling ends with a message and the internal
+  // error code, never std::terminate.
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "infercap-gui: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fputs("infercap-gui: internal error\n", stderr);
+  }
+  return infercap::cli::kExitInternal;
 }

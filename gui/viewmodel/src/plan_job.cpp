@@ -97,8 +97,8 @@ bool PlanJob::start(std::shared_ptr<const spec::Catalog> catalog, std::string sc
   return true;
 }
 
-void PlanJob::run(std::shared_ptr<const spec::Catalog> catalog, std::string path,
-                  std::string data_dir) {
+void PlanJob::run(const std::shared_ptr<const spec::Catalog>& catalog, const std::string& path,
+                  const std::string& data_dir) {
   PlanOutcome o;
   try {
     o = solve_scenario(*catalog, path, data_dir);

@@ -383,9 +383,9 @@ std::string fmt_si(double v, std::string_view unit, int significant) {
   }
   // %g keeps `significant` digits without trailing zeros, but writes 100 at two digits as
   // 1e+02: integers too long for the digits are printed whole.
-  const std::string num = std::fabs(v) >= std::pow(10.0, significant) - 0.5
-                              ? fmt::format("{:.0f}", v)
-                              : fmt::format("{:.{}g}", v, significant);
+  std::string num = std::fabs(v) >= std::pow(10.0, significant) - 0.5
+                        ? fmt::format("{:.0f}", v)
+                        : fmt::format("{:.{}g}", v, significant);
   if (i == 0 && unit.empty()) return num;
   return fmt::format("{} {}{}", num, kPrefix[i], unit);
 }

@@ -58,7 +58,9 @@ class PlanJob {
   void wait();
 
  private:
-  void run(std::shared_ptr<const spec::Catalog> catalog, std::string path, std::string data_dir);
+  // Runs on the worker thread; std::thread owns the copies the references bind to.
+  void run(const std::shared_ptr<const spec::Catalog>& catalog, const std::string& path,
+           const std::string& data_dir);
 
   mutable std::mutex mu_;
   PlanOutcome out_;
