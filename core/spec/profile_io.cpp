@@ -96,9 +96,13 @@ std::string profile_to_yaml(const CalibrationProfile& p) {
   out << YAML::Key << "sources" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   out << YAML::Key << "fields" << YAML::Value << YAML::Flow << YAML::BeginSeq << "*"
       << YAML::EndSeq;
-  out << YAML::Key << "ref" << YAML::Value
-      << "measurement: `" + (v.command.empty() ? std::string("infercap calibrate") : v.command) +
-             "` on " + v.machine + " (" + v.host + "), commit " + v.commit;
+  // Empty parts (an import from another tool has no host or commit of ours) are left out.
+  std::string ref = "measurement: `" +
+                    (v.command.empty() ? std::string("infercap calibrate") : v.command) + "` on " +
+                    v.machine;
+  if (!v.host.empty()) ref += " (" + v.host + ")";
+  if (!v.commit.empty()) ref += ", commit " + v.commit;
+  out << YAML::Key << "ref" << YAML::Value << ref;
   out << YAML::Key << "date" << YAML::Value << day;
   out << YAML::EndMap << YAML::EndSeq;
   out << YAML::EndMap;
