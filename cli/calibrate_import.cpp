@@ -439,8 +439,9 @@ std::shared_ptr<ImportArgs> add_import_options(CLI::App* sub) {
   sub->add_option("--from-benchmarks", a->from_benchmarks,
                   "fit a stack to llama-bench JSON/CSV or vLLM benchmark_serving/_latency JSON "
                   "(-o: stack YAML)");
-  sub->add_option("--import", a->import_file,
-                  "fit a profile to imported NPU/profiler measurements (CSV or YAML)");
+  sub->add_option("--import", a->import_files,
+                  "fit a profile to imported NPU/profiler measurements (CSV or YAML); several "
+                  "files of one device merge, the fastest kernel's figures kept");
   sub->add_option("--stack", a->stack, "with --from-benchmarks: the catalog stack to start from");
   sub->add_option("--model", a->opt.model,
                   "with --from-benchmarks: the model, if the file "
@@ -494,7 +495,19 @@ namespace {
 
 int run_profile_import(const ImportArgs& a, const std::string& output,
                        const std::string& hardware) {
-  auto m = calibration::read_measurement_file(a.import_file);
+  std::vector<calibration::ImportedMeasurements> parts;
+  std::string files;
+  for (const auto& file : a.import_files) {
+    auto part = calibration::read_measurement_file(file);
+    if (!part) {
+      fmt::print(stderr, "infercap calibrate: {}\n", part.error().message);
+      return kExitSpec;
+    }
+    parts.push_back(std::move(*part));
+    files += (files.empty() ? "" : " ") + file;
+  }
+  std::vector<std::string> merge_notes;
+  auto m = calibration::merge_measurements(parts, a.import_files, &merge_notes);
   if (!m) {
     fmt::print(stderr, "infercap calibrate: {}\n", m.error().message);
     return kExitSpec;
@@ -505,7 +518,8 @@ int run_profile_import(const ImportArgs& a, const std::string& output,
     fmt::print(stderr, "infercap calibrate: no profile written: {}\n", fit.error().message);
     return kExitCalibration;
   }
-  fmt::print("imported {} rows from {}\n", m->rows.size(), a.import_file);
+  fmt::print("imported {} rows from {}\n", m->rows.size(), files);
+  for (const auto& n : merge_notes) fmt::print("  {}\n", n);
   for (const auto& n : fit->notes) fmt::print("  {}\n", n);
   for (const auto& r : fit->rejected) fmt::print("  rejected: {}\n", r);
   CalibrationProfile p = fit->profile;
@@ -514,8 +528,12 @@ int run_profile_import(const ImportArgs& a, const std::string& output,
   for (const auto& s : srcs) joined += (joined.empty() ? "" : " | ") + s;
   p.provenance.notes =
       trim(p.provenance.notes + (p.provenance.notes.empty() ? "" : " ") + "Row sources: " + joined);
-  if (p.provenance.command.empty())
-    p.provenance.command = "infercap calibrate --import " + a.import_file;
+  if (parts.size() > 1) {
+    p.provenance.command =
+        "infercap calibrate --import " + files + " (rows from: " + p.provenance.command + ")";
+  } else if (p.provenance.command.empty()) {
+    p.provenance.command = "infercap calibrate --import " + files;
+  }
   if (p.provenance.date.empty()) p.provenance.date = calibration::iso_date_utc();
   if (output.empty()) {
     fmt::print("\n{}", spec::profile_to_yaml(p));
@@ -647,11 +665,11 @@ int run_stack_fit(const ImportArgs& a, const std::string& output, const std::str
 
 int run_import(const ImportArgs& a, const std::string& output, const std::string& hardware,
                const std::string& data) {
-  if (!a.import_file.empty() && !a.from_benchmarks.empty()) {
+  if (!a.import_files.empty() && !a.from_benchmarks.empty()) {
     fmt::print(stderr, "infercap calibrate: --import and --from-benchmarks exclude each other\n");
     return kExitUsage;
   }
-  if (!a.import_file.empty()) return run_profile_import(a, output, hardware);
+  if (!a.import_files.empty()) return run_profile_import(a, output, hardware);
   return run_stack_fit(a, output, hardware, data);
 }
 

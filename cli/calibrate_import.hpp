@@ -68,10 +68,10 @@ std::vector<StackParam> sensitive_params(const std::vector<StackParam>& params,
 /// Registers the flags on `calibrate`; the returned arguments say whether an import was asked.
 struct ImportArgs {
   std::vector<std::string> from_benchmarks;
-  std::string import_file;
+  std::vector<std::string> import_files;  ///< several: one device's rows from several tools
   std::string stack;
   BenchImportOptions opt;
-  bool active() const { return !from_benchmarks.empty() || !import_file.empty(); }
+  bool active() const { return !from_benchmarks.empty() || !import_files.empty(); }
 };
 std::shared_ptr<ImportArgs> add_import_options(CLI::App* calibrate);
 

@@ -122,6 +122,57 @@ TEST_CASE("copy rows stand in for read bandwidth, with a note", "[calib]") {
   CHECK(noted);
 }
 
+TEST_CASE("imports of one device from several tools merge, the fastest kernel's figures kept",
+          "[calib]") {
+  // a.csv: our kernels, read 1e9 B in 1 ms (1 TB/s), GEMV bf16. b.csv: a library, read at
+  // 1e9 B / 0.5 ms = 2 TB/s, a GEMM, and a cache-resident read (1 MB < 50 MB cache) that is not a
+  // memory stream and stays whichever file streams fastest.
+  auto a = parse_measurement_csv(
+      "# hardware: h200\n# cache_bytes: 5e7\n# machine: GPU A\n# date: 2026-11-30\n"
+      "kind,dtype,m,n,k,bytes,value,unit,source\n"
+      "read,,,,,1e9,1,ms,ours\n"
+      "gemv,bf16,1,14336,4096,1.2e8,40,us,ours\n",
+      "a.csv");
+  auto b = parse_measurement_csv(
+      "# hardware: H200\n# machine: GPU B\n# date: 2026-11-30\n"
+      "kind,dtype,m,n,k,bytes,value,unit,source\n"
+      "read,,,,,1e9,0.5,ms,library\n"
+      "read,,,,,1e6,0.1,us,library\n"
+      "gemm,bf16,8192,8192,8192,,1.5,ms,library\n",
+      "b.csv");
+  REQUIRE(a);
+  REQUIRE(b);
+  std::vector<std::string> notes;
+  auto m = merge_measurements({*a, *b}, {"a.csv", "b.csv"}, &notes);
+  REQUIRE(m);
+  CHECK(m->hardware == "h200");
+  CHECK(m->cache_bytes == 5e7);
+  // a's stream row dropped: 1 (a's GEMV) + 3 (b's rows).
+  REQUIRE(m->rows.size() == 4);
+  REQUIRE(m->sources.size() == 4);
+  CHECK(m->sources[0] == "ours");
+  CHECK(m->provenance.machine == "GPU A + GPU B");
+  CHECK(m->provenance.date == "2026-11-30");  // equal values are not repeated
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("read rows kept from b.csv only") != std::string::npos);
+  auto fit = fit_imported(*m);
+  REQUIRE(fit);
+  CHECK(fit->profile.bandwidth.asymptote_bytes_per_s == Approx(2e12));
+  CHECK(at(fit->profile.gemv_bandwidth_bytes_per_s, ComputeType::bf16) == Approx(1.2e8 / 40e-6));
+  CHECK(at(fit->profile.achieved_flops_per_s, ComputeType::bf16) ==
+        Approx(2.0 * 8192 * 8192 * 8192 / 1.5e-3));
+
+  auto c = parse_measurement_csv(
+      "# hardware: h100-sxm\nkind,bytes,value,unit,source\n"
+      "read,1e9,1,ms,x\n",
+      "c.csv");
+  REQUIRE(c);
+  auto bad = merge_measurements({*a, *c}, {"a.csv", "c.csv"}, nullptr);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message ==
+        "a.csv measures 'h200' but c.csv measures 'h100-sxm': one profile describes one device");
+}
+
 TEST_CASE("measurement import rejects bad rows with the place and the reason", "[calib]") {
   auto err = [](const std::string& csv) {
     auto r = parse_measurement_csv(csv, "x.csv");
@@ -470,4 +521,23 @@ TEST_CASE("the committed H200 profile is the fit of the committed H200 rows", "[
     CHECK(at(committed->gemv_bandwidth_bytes_per_s, t) ==
           Approx(at(fit->profile.gemv_bandwidth_bytes_per_s, t)));
   CHECK(at(committed->achieved_flops_per_s, ComputeType::bf16) == 0);  // GEMM not measured
+
+  // The merged profile: our read and GEMV rows with the reference run's cuBLAS GEMMs.
+  auto ref = read_measurement_file(dir + "imports/h200-reference-pytorch-2026-11-29.csv");
+  REQUIRE(ref);
+  auto merged = merge_measurements({*rows, *ref}, {"smoke", "reference"}, nullptr);
+  REQUIRE(merged);
+  auto mfit = fit_imported(*merged);
+  REQUIRE(mfit);
+  auto combined = spec::load_profile(dir + "h200-combined.yaml", d);
+  REQUIRE(combined);
+  // Read: ours (4.62 TB/s beats torch's 4.18); bf16 GEMM: 8192^3 in 1.468991995 ms (cuBLAS).
+  CHECK(combined->bandwidth.asymptote_bytes_per_s == Approx(4294967296.0 / 0.000929408));
+  CHECK(at(combined->achieved_flops_per_s, ComputeType::bf16) ==
+        Approx(2.0 * 8192 * 8192 * 8192 / 1.468991995e-03));
+  CHECK(at(combined->gemv_bandwidth_bytes_per_s, ComputeType::bf16) ==
+        Approx(at(fit->profile.gemv_bandwidth_bytes_per_s, ComputeType::bf16)));
+  for (auto t : {ComputeType::fp32, ComputeType::bf16, ComputeType::fp16, ComputeType::fp8})
+    CHECK(at(combined->achieved_flops_per_s, t) ==
+          Approx(at(mfit->profile.achieved_flops_per_s, t)));
 }

@@ -394,6 +394,91 @@ Result<ImportedMeasurements> read_measurement_file(const std::string& path) {
   return Error{fmt::format("{}: expected a .csv, .yaml or .yml file", path)};
 }
 
+Result<ImportedMeasurements> merge_measurements(const std::vector<ImportedMeasurements>& parts,
+                                                const std::vector<std::string>& names,
+                                                std::vector<std::string>* notes) {
+  if (parts.empty()) return Error{"no measurements to merge"};
+  const auto name = [&](size_t i) {
+    return i < names.size() ? names[i] : fmt::format("#{}", i + 1);
+  };
+  ImportedMeasurements out;
+  size_t hw_from = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const auto& h = parts[i].hardware;
+    if (h.empty()) continue;
+    if (out.hardware.empty()) {
+      out.hardware = h;
+      hw_from = i;
+    } else if (lower(h) != lower(out.hardware)) {
+      return Error{
+          fmt::format("{} measures '{}' but {} measures '{}': one profile describes one "
+                      "device",
+                      name(hw_from), out.hardware, name(i), h)};
+    }
+    if (out.cache_bytes == 0) out.cache_bytes = parts[i].cache_bytes;
+  }
+  for (const auto& p : parts) {
+    if (out.cache_bytes == 0) out.cache_bytes = p.cache_bytes;
+  }
+  // Provenance: each field's distinct values, in file order.
+  const auto join = [&](std::string Provenance::*field) {
+    std::vector<std::string> seen;
+    for (const auto& p : parts) {
+      const std::string& v = p.provenance.*field;
+      if (!v.empty() && std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+    }
+    std::string j;
+    for (const auto& v : seen) j += (j.empty() ? "" : " + ") + v;
+    return j;
+  };
+  for (auto f : {&Provenance::machine, &Provenance::host, &Provenance::os, &Provenance::date,
+                 &Provenance::commit, &Provenance::command, &Provenance::notes}) {
+    out.provenance.*f = join(f);
+  }
+  // Memory streams: the best file's rows per kind (what the fastest kernel reaches); rows of a
+  // working set inside the cache are not streams and stay.
+  std::map<KernelKind, size_t> best_part;
+  for (const KernelKind kind : {KernelKind::stream_read, KernelKind::stream_copy}) {
+    double best = 0;
+    std::vector<std::string> rates;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      double sum = 0;
+      int n = 0;
+      for (const auto& r : parts[i].rows) {
+        if (r.kind == kind && r.bytes_per_call > parts[i].cache_bytes && r.bytes_per_s() > 0) {
+          sum += r.bytes_per_s();
+          ++n;
+        }
+      }
+      if (n == 0) continue;
+      rates.push_back(fmt::format("{} {:.1f} GB/s", name(i), sum / n / 1e9));
+      if (sum / n > best) {
+        best = sum / n;
+        best_part[kind] = i;
+      }
+    }
+    if (rates.size() > 1 && notes != nullptr) {
+      std::string all;
+      for (const auto& r : rates) all += (all.empty() ? "" : ", ") + r;
+      notes->push_back(fmt::format("{} rows kept from {} only, the fastest ({})",
+                                   kind == KernelKind::stream_read ? "read" : "copy",
+                                   name(best_part[kind]), all));
+    }
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (size_t j = 0; j < parts[i].rows.size(); ++j) {
+      const auto& r = parts[i].rows[j];
+      const auto b = best_part.find(r.kind);
+      if (b != best_part.end() && b->second != i && r.bytes_per_call > parts[i].cache_bytes) {
+        continue;
+      }
+      out.rows.push_back(r);
+      out.sources.push_back(j < parts[i].sources.size() ? parts[i].sources[j] : std::string());
+    }
+  }
+  return out;
+}
+
 void as_device_bandwidth(FitReport& rep) {
   // With one "thread" count the CPU fit reads the measured rate as 98% of a saturating curve
   // (n0 = 1/4) and reports an asymptote 1/(1 - e^-4) higher, but the model uses a device's

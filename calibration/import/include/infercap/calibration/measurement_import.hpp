@@ -53,6 +53,17 @@ Result<ImportedMeasurements> read_measurement_file(const std::string& path);
 /// device's asymptote directly. Adds a note.
 void as_device_bandwidth(FitReport& rep);
 
+/// Several imports of one device as one: e.g. this project's kernels' rows and a vendor
+/// library's. A profile states what the best kernel reaches, and the fit already keeps the best
+/// GEMV and GEMM per type; for memory streams, where files disagree, the read rows (and likewise
+/// the copy rows) of the file with the highest mean rate are kept and the others dropped, with a
+/// note in `notes`. Rows and sources are concatenated; provenance fields that differ are joined
+/// with " + ". `names` label the parts (file names) in errors and notes. Parts naming different
+/// hardware are an error.
+Result<ImportedMeasurements> merge_measurements(const std::vector<ImportedMeasurements>& parts,
+                                                const std::vector<std::string>& names,
+                                                std::vector<std::string>* notes);
+
 /// Fits a profile from imported rows. Imported devices are accelerators with one "thread"; any
 /// working set above the device cache counts as memory streaming (the CPU fit asks for 4x LLC
 /// because CPU caches hold part of a stream; a GPU/NPU L2 does not on a single pass). When the
