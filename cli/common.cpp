@@ -3,7 +3,9 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 
 #include "exit_codes.hpp"
 
@@ -114,6 +116,17 @@ std::string default_stack_for(HwClass c) {
       return "vendor-sdk";
   }
   return "ideal";
+}
+
+int run_guarded(const char* program, int (*body)(int, char**), int argc, char** argv) {
+  try {
+    return body(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: internal error: %s\n", program, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: internal error\n", program);
+  }
+  return kExitInternal;
 }
 
 }  // namespace infercap::cli

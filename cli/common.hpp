@@ -41,6 +41,10 @@ std::string data_dir_or_default(const std::string& flag);
 /// Prints every diagnostic to stderr; returns kExitSpec when there were errors, else kExitOk.
 int print_diagnostics(const spec::Diagnostics& diags);
 
+/// Runs a program's `body` and turns anything it throws into "PROGRAM: internal error: ..." on
+/// stderr and kExitInternal, so no program of the project ends in std::terminate.
+int run_guarded(const char* program, int (*body)(int, char**), int argc, char** argv);
+
 /// The default stack for a hardware class when the user names none: the stack with public
 /// evidence for that class (docs/validation.md).
 std::string default_stack_for(HwClass c);

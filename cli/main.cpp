@@ -2,12 +2,12 @@
 // the documented exit codes (exit_codes.hpp).
 #include <fmt/core.h>
 
-#include <cstdio>
 #include <exception>
 #include <utility>
 #include <vector>
 
 #include "commands.hpp"
+#include "common.hpp"
 #include "exit_codes.hpp"
 
 namespace {
@@ -49,14 +49,5 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Anything thrown outside a command (argument set-up, printing a parse error) is still an
-  // internal error with its exit code, never std::terminate.
-  try {
-    return run_main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "infercap: internal error: %s\n", e.what());
-  } catch (...) {
-    std::fputs("infercap: internal error\n", stderr);
-  }
-  return infercap::cli::kExitInternal;
+  return infercap::cli::run_guarded("infercap", run_main, argc, argv);
 }

@@ -18,7 +18,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -232,14 +231,5 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Anything thrown outside the frame loop's own handling ends with a message and the internal
-  // error code, never std::terminate.
-  try {
-    return run_main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "infercap-gui: internal error: %s\n", e.what());
-  } catch (...) {
-    std::fputs("infercap-gui: internal error\n", stderr);
-  }
-  return infercap::cli::kExitInternal;
+  return infercap::cli::run_guarded("infercap-gui", run_main, argc, argv);
 }
