@@ -84,10 +84,11 @@ TEST_CASE("OpenCL backend: every kernel passes its reference check and declares 
     }
   }
   CHECK(measured == static_cast<int>(kernels.size()));
-  // Batch 1 takes the vector path on CPU devices (k a multiple of 4), and the scalar one when not.
+  // Batch 1 on CPU devices: 16-wide steps into two sums (k a multiple of 32), 4-wide (k a
+  // multiple of 4), else scalar.
   for (const auto& k : kernels)
     if (k.kind == KernelKind::gemv)
-      for (int64_t kk : {256, 258}) {
+      for (int64_t kk : {256, 260, 258}) {
         auto m = measure("opencl", k, Shape{1, -1, 0, 1, 29, kk}, tiny_harness());
         INFO(k.name << " k " << kk);
         REQUIRE(m);
