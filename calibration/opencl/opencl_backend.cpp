@@ -254,6 +254,12 @@ Ctx& context_state() {
     cl_device_type type = 0;
     clGetDeviceInfo(ctx.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
     ctx.cpu_layout = (type & CL_DEVICE_TYPE_CPU) != 0;
+    // INFERCAP_OPENCL_LAYOUT=gpu|cpu forces a layout: the GPU kernels' indexing and local-memory
+    // reductions are then checked on a CPU driver too (a second ctest run does so on PoCL).
+    if (const char* e = std::getenv("INFERCAP_OPENCL_LAYOUT")) {
+      if (std::strcmp(e, "gpu") == 0) ctx.cpu_layout = false;
+      if (std::strcmp(e, "cpu") == 0) ctx.cpu_layout = true;
+    }
     const char* opts = ctx.cpu_layout ? "-DCPU_LAYOUT" : "";
     if (err == CL_SUCCESS)
       err = clBuildProgram(ctx.program, 1, &ctx.device, opts, nullptr, nullptr);
