@@ -49,10 +49,10 @@ case "${1:-}" in
     mkdir -p "$res"
     export INFERCAP_DATA_DIR=$here/data
     # CUDA's libraries from the target's image: pip wheels first (python knows where), then a
-    # CUDA install.
+    # CUDA install (wheels of CUDA 13 keep them in nvidia/cu13/lib, 9 levels below /opt).
     cuda_dirs=$(
       python3 -c 'import nvidia, os; [print(os.path.join(p, d, "lib")) for p in nvidia.__path__ for d in os.listdir(p)]' 2>/dev/null
-      find /usr/local /opt -maxdepth 8 \( -name 'libcudart.so.1*' -o -name 'libcublasLt.so.1*' \) 2>/dev/null |
+      find /usr/local /opt -maxdepth 10 \( -name 'libcudart.so.1*' -o -name 'libcublasLt.so.1*' \) 2>/dev/null |
         xargs -r -n1 dirname
     )
     cuda_dirs=$(echo "$cuda_dirs" | awk 'NF && !seen[$0]++' | while read -r d; do [ -d "$d" ] && printf '%s:' "$d"; done)
