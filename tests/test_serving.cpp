@@ -7,29 +7,12 @@
 
 #include "infercap/perf.hpp"
 #include "infercap/serving.hpp"
+#include "serving_doubles.hpp"
 
 using namespace infercap;
+using namespace infercap::testing;
 
 namespace {
-
-// Every step takes `s` seconds, whatever it holds.
-struct ConstStep final : StepModel {
-  double s = 0.01;
-  double kv = 1e9;
-  double prefill_s(int, double, double) const override { return s; }
-  double decode_step_s(int, double) const override { return s; }
-  double mixed_step_s(double, double, int, double) const override { return s; }
-  double kv_capacity_tokens() const override { return kv; }
-};
-
-// step = a + k * (tokens in the step): a weight stream plus per-token work.
-struct AffineStep final : StepModel {
-  double a = 0.01, k = 0.0005, kv = 1e9;
-  double prefill_s(int b, double p, double) const override { return a + k * b * p; }
-  double decode_step_s(int b, double) const override { return a + k * b; }
-  double mixed_step_s(double p, double, int d, double) const override { return a + k * (p + d); }
-  double kv_capacity_tokens() const override { return kv; }
-};
 
 // A roofline-shaped double for Llama-3-8B (bf16) on an H100-SXM-like device, hand-derived:
 // weights 16.06e9 B over 2.68e12 B/s (80% of 3.35 TB/s) = 5.99 ms per step; compute 2 * 8.03e9
@@ -61,13 +44,6 @@ RequestClass make_class(double qps, LengthDist prompt, LengthDist output) {
   c.prompt_tokens = std::move(prompt);
   c.output_tokens = std::move(output);
   return c;
-}
-
-ServingConfig single_server() {
-  ServingConfig cfg;
-  cfg.max_seqs = 1;
-  cfg.max_batched_tokens = 2048;
-  return cfg;
 }
 
 }  // namespace

@@ -4,27 +4,12 @@
 #include <vector>
 
 #include "infercap/serving.hpp"
+#include "serving_doubles.hpp"
 
 using namespace infercap;
+using namespace infercap::testing;
 
 namespace {
-
-struct ConstStep final : StepModel {
-  double s = 1e-3;
-  double prefill_s(int, double, double) const override { return s; }
-  double decode_step_s(int, double) const override { return s; }
-  double mixed_step_s(double, double, int, double) const override { return s; }
-  double kv_capacity_tokens() const override { return 1e9; }
-};
-
-// step = a + k * (tokens in the step)
-struct AffineStep final : StepModel {
-  double a = 0.01, k = 0.0005;
-  double prefill_s(int b, double p, double) const override { return a + k * b * p; }
-  double decode_step_s(int b, double) const override { return a + k * b; }
-  double mixed_step_s(double p, double, int d, double) const override { return a + k * (p + d); }
-  double kv_capacity_tokens() const override { return 1e9; }
-};
 
 RequestClass mm1_class(double e2e_limit_s) {
   // 1-token prompt, exponential output of mean 20 tokens, 1 ms steps: M/M/1 with mu = 50/s.
@@ -37,19 +22,13 @@ RequestClass mm1_class(double e2e_limit_s) {
   return c;
 }
 
-ServingConfig single_server() {
-  ServingConfig cfg;
-  cfg.max_seqs = 1;
-  cfg.max_batched_tokens = 2048;
-  return cfg;
-}
-
 }  // namespace
 
 TEST_CASE("max QPS within a P99 sojourn SLA on M/M/1", "[solver]") {
   // Sojourn ~ Exp(mu - lambda): P99 = ln(100) / (mu - lambda) <= T  =>  lambda_max = mu -
   // ln(100)/T.
   ConstStep m;
+  m.s = 1e-3;
   const double mu = 50, T = 0.2;
   auto r = max_qps_within_sla(m, single_server(), {mm1_class(T)}, 1e-5);
   REQUIRE(r);
@@ -65,6 +44,7 @@ TEST_CASE("max QPS within a P99 sojourn SLA on M/M/1", "[solver]") {
 TEST_CASE("an SLA below the physical floor gives zero QPS and by how much", "[solver]") {
   // Floor: P99 service = ln(100) / mu = 92.1 ms > 50 ms limit: ratio 1.842.
   ConstStep m;
+  m.s = 1e-3;
   auto r = max_qps_within_sla(m, single_server(), {mm1_class(0.05)});
   REQUIRE(r);
   CHECK(r->qps == 0);
@@ -100,6 +80,7 @@ TEST_CASE("max QPS without latency bounds is the stability limit", "[solver]") {
 TEST_CASE("two classes share the replica in their design proportions", "[solver]") {
   // Both classes are the M/M/1 class; rates 1 : 3. The bound is on the total, as for one class.
   ConstStep m;
+  m.s = 1e-3;
   auto a = mm1_class(0.2), b = mm1_class(0.2);
   a.name = std::string("a");
   b.name = std::string("b");

@@ -1,0 +1,34 @@
+#pragma once
+// Step-model test doubles with closed-form step times, shared by the serving and solver tests.
+#include "infercap/serving.hpp"
+
+namespace infercap::testing {
+
+// Every step takes `s` seconds, whatever it holds.
+struct ConstStep final : StepModel {
+  double s = 0.01;
+  double kv = 1e9;
+  double prefill_s(int, double, double) const override { return s; }
+  double decode_step_s(int, double) const override { return s; }
+  double mixed_step_s(double, double, int, double) const override { return s; }
+  double kv_capacity_tokens() const override { return kv; }
+};
+
+// step = a + k * (tokens in the step): a weight stream plus per-token work.
+struct AffineStep final : StepModel {
+  double a = 0.01, k = 0.0005, kv = 1e9;
+  double prefill_s(int b, double p, double) const override { return a + k * b * p; }
+  double decode_step_s(int b, double) const override { return a + k * b; }
+  double mixed_step_s(double p, double, int d, double) const override { return a + k * (p + d); }
+  double kv_capacity_tokens() const override { return kv; }
+};
+
+// One sequence at a time: the queue is a single-server queue.
+inline ServingConfig single_server() {
+  ServingConfig cfg;
+  cfg.max_seqs = 1;
+  cfg.max_batched_tokens = 2048;
+  return cfg;
+}
+
+}  // namespace infercap::testing
