@@ -159,6 +159,15 @@ void sync() {
   cudaDeviceSynchronize();
 }
 
+// The error a kernel launch left behind, as a failed check; nullopt when there is none.
+std::optional<CheckResult> launch_failure() {
+  const cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return std::nullopt;
+  CheckResult r;
+  r.message = cudaGetErrorString(e);
+  return r;
+}
+
 // ---- streams -----------------------------------------------------------------------------------
 
 constexpr size_t kChunk = 64ull << 20;  // host staging for fills and checks
@@ -505,12 +514,8 @@ class GemvInstance : public KernelInstance {
     sync();
   }
   CheckResult check() override {
+    if (auto failed = launch_failure()) return *failed;
     CheckResult r;
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      r.message = cudaGetErrorString(e);
-      return r;
-    }
     r.tolerance = kTolerance;
     r.error = output_error();
     r.ok = r.error <= r.tolerance;
@@ -688,12 +693,8 @@ class GemmInstance : public KernelInstance {
     sync();
   }
   CheckResult check() override {
+    if (auto failed = launch_failure()) return *failed;
     CheckResult r;
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      r.message = cudaGetErrorString(e);
-      return r;
-    }
     const size_t mn = static_cast<size_t>(m_) * n_;
     std::vector<float> y(mn);
     if (impl_ == GemmImpl::tiled_bf16) {
