@@ -11,44 +11,13 @@
 #include <memory>
 #include <vector>
 
+#include "bench_catalog.hpp"
 #include "infercap/perf.hpp"
 #include "infercap/serving.hpp"
 
 namespace {
 
 using namespace infercap;
-
-// Shapes from data/models/llama-3.1-8b.yaml; H100-SXM datasheet figures
-// (data/hardware/h100-sxm.yaml).
-ModelSpec llama_8b() {
-  ModelSpec m;
-  m.name = std::string("llama-3.1-8b");
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn_hidden = 14336;
-  m.vocab = 128256;
-  m.max_context = 131072;
-  return m;
-}
-
-HardwareSpec h100() {
-  HardwareSpec h;
-  h.name = std::string("h100-sxm");
-  h.hw_class = HwClass::gpu;
-  at(h.dense_flops_per_s, ComputeType::bf16) = 989.4e12;
-  at(h.dense_flops_per_s, ComputeType::fp16) = 989.4e12;
-  at(h.dense_flops_per_s, ComputeType::fp8) = 1978.9e12;
-  at(h.dense_flops_per_s, ComputeType::int8) = 1978.9e12;
-  h.memory_bytes = 80e9;
-  h.memory_bandwidth_bytes_per_s = 3.35e12;
-  h.link_bandwidth_bytes_per_s = 450e9;
-  h.tdp_w = 700;
-  h.devices_per_server = 8;
-  return h;
-}
 
 StackSpec vllm_like() {
   StackSpec s = ideal_stack();
@@ -65,8 +34,8 @@ StackSpec vllm_like() {
 }
 
 struct Fixture {
-  ModelSpec model = llama_8b();
-  HardwareSpec hw = h100();
+  ModelSpec model = *bench::project_catalog().find_model("llama-3.1-8b");
+  HardwareSpec hw = *bench::project_catalog().find_hardware("h100-sxm");
   StackSpec stack = vllm_like();
   std::unique_ptr<PerfModel> perf;
   std::unique_ptr<PerfStepModel> step;
