@@ -12,7 +12,6 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "infercap/solver.hpp"
-#include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/scenario.hpp"
 #include "output.hpp"
@@ -452,14 +451,9 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
   return out;
 }
 
-// Catalog, scenario, plan inputs and the solve, shared by `plan` and `report`. On failure the
-// diagnostics are printed and `rc` holds the exit code.
-struct Solved {
-  spec::Scenario scenario;
-  PlanInputs inputs;
-  Plan plan;
-};
+}  // namespace
 
+// Catalog, scenario, plan inputs and the solve, shared by `plan` and `report`.
 std::optional<Solved> solve_scenario(const std::string& spec_path, const std::string& data_flag,
                                      const std::string& currency, int& rc) {
   spec::Diagnostics diags;
@@ -492,72 +486,6 @@ std::optional<Solved> solve_scenario(const std::string& spec_path, const std::st
     return std::nullopt;
   }
   return Solved{std::move(*sc), std::move(*in), std::move(*plan)};
-}
-
-// The sources behind a recommendation: every device, model and stack it uses and the price book.
-std::string sources_appendix(const Plan& plan, const PlanInputs& in) {
-  std::vector<const CandidateRow*> parts;
-  for (const auto& p : plan.recommended.parts) parts.push_back(&p);
-  for (const auto& a : plan.alternatives) {
-    for (const auto& p : a.parts) parts.push_back(&p);
-  }
-  std::string out = "\n## Where the numbers come from\n\n";
-  auto table = [&](const std::string& title, const std::vector<SourceRef>& sources) {
-    out += fmt::format("### {}\n\n| fields | source | date | note |\n|---|---|---|---|\n", title);
-    for (const auto& s : sources) {
-      out +=
-          fmt::format("| {} | {} | {} | {} |\n", fmt::join(s.fields, " "), s.ref, s.date, s.note);
-    }
-    out += "\n";
-  };
-  std::vector<std::string> seen;
-  auto once = [&](const std::string& key) {
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return false;
-    seen.push_back(key);
-    return true;
-  };
-  for (const auto* r : parts) {
-    for (const auto& h : in.space.hardware) {
-      if (h.name == r->hardware && once("hw:" + h.name)) table("hardware " + h.name, h.sources);
-    }
-    for (const auto& m : in.models) {
-      if (m.name == r->model && once("model:" + m.name)) table("model " + m.name, m.sources);
-    }
-    for (const auto& st : in.space.stacks) {
-      if (st.name == r->stack && once("stack:" + st.name)) table("stack " + st.name, st.sources);
-    }
-  }
-  table("price book " + in.prices.name, in.prices.sources);
-  out +=
-      "The model's equations: docs/model.md; its accuracy on public measurements: "
-      "docs/validation.md.\n";
-  return out;
-}
-
-}  // namespace
-
-int run_plan_report(const PlanReportArgs& a) {
-  spec::Diagnostics diags;
-  if (a.output.empty()) diags.error("", 0, 0, "--output", "expected a file to write the report to");
-  if (a.top < 1) diags.error("", 0, 0, "--top", fmt::format("expected >= 1, found {}", a.top));
-  if (diags.has_errors()) return print_diagnostics(diags);
-  int rc = kExitOk;
-  auto solved = solve_scenario(a.spec, a.data, "", rc);
-  if (!solved) return rc;
-  const Plan& plan = solved->plan;
-  const PlanInputs& in = solved->inputs;
-  PlanPrintOptions po;
-  po.format = Format::md;
-  po.top = a.top;
-  po.explain = true;
-  po.description = solved->scenario.description;
-  const std::string text = render_plan(plan, in, po) + sources_appendix(plan, in);
-  if (auto w = spec::write_file_atomically(a.output, text); !w) {
-    fmt::print(stderr, "infercap report: {}\n", w.error().message);
-    return kExitIo;
-  }
-  fmt::print(stderr, "wrote {}\n", a.output);
-  return plan.feasible ? kExitOk : kExitInfeasible;
 }
 
 namespace {

@@ -1,19 +1,25 @@
 #pragma once
-// `infercap report`: the plan of a scenario as a Markdown document for a buying decision, with the
-// batch knee of each recommended part and the sources of every device, model, stack and price it
-// rests on. Shares the solve and the printers with `infercap plan`.
+// What `infercap plan` and `infercap report` share: loading a scenario against the catalog and
+// solving it. `report` (cmd_report.cpp) then builds the procurement document (infercap::report)
+// and renders it by the output file's extension.
+#include <optional>
 #include <string>
+
+#include "infercap/solver.hpp"
+#include "infercap/spec/scenario.hpp"
 
 namespace infercap::cli {
 
-struct PlanReportArgs {
-  std::string spec;
-  std::string output;  ///< Markdown file; written whole or not at all
-  std::string data;
-  int top = 5;
+struct Solved {
+  spec::Scenario scenario;
+  PlanInputs inputs;
+  Plan plan;
 };
 
-/// Exit codes as `plan`: 0 feasible, 5 infeasible (still written), 3 bad spec, 4 unwritable file.
-int run_plan_report(const PlanReportArgs& a);
+/// Catalog, scenario, plan inputs and the solve. `currency` "USD"/"CNY" overrides the price
+/// book's display currency ("" keeps it). On failure the diagnostics are printed and `rc` holds
+/// the exit code (3 bad spec, 4 unreadable file).
+std::optional<Solved> solve_scenario(const std::string& spec_path, const std::string& data_flag,
+                                     const std::string& currency, int& rc);
 
 }  // namespace infercap::cli

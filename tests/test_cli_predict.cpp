@@ -223,11 +223,12 @@ TEST_CASE("report: the plan as Markdown with the sources it rests on, written wh
   const Run plan = run("plan " + spec + " -f json");
   const auto j = nlohmann::json::parse(plan.out);
   const std::string hw = j["recommended"]["parts"][0]["hardware"];
-  CHECK(text.find("## Recommended") != std::string::npos);
-  CHECK(text.find("## Batch knee: " + hw) != std::string::npos);
-  CHECK(text.find("## Where the numbers come from") != std::string::npos);
-  CHECK(text.find("### hardware " + hw) != std::string::npos);
-  CHECK(text.find("### price book") != std::string::npos);
+  CHECK(text.find("## 1. Executive summary") != std::string::npos);
+  CHECK(text.find("We recommend ") != std::string::npos);
+  CHECK(text.find("### Batch knee: " + hw) != std::string::npos);
+  CHECK(text.find("## 8. Provenance") != std::string::npos);
+  CHECK(text.find("*Hardware " + hw + "*") != std::string::npos);
+  CHECK(text.find("*Price book ") != std::string::npos);
   // An unwritable destination is an I/O error and leaves nothing behind.
   const Run bad = run("report " + spec + " -o /nonexistent-dir/r.md", true);
   CHECK(bad.rc == 4);

@@ -1,0 +1,309 @@
+#include "infercap/sensitivity.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <future>
+#include <limits>
+#include <optional>
+
+namespace infercap {
+
+std::string_view sensitivity_param_name(SensitivityParam p) {
+  switch (p) {
+    case SensitivityParam::load:
+      return "load";
+    case SensitivityParam::electricity:
+      return "electricity";
+    case SensitivityParam::device_prices:
+      return "device_prices";
+    case SensitivityParam::sla:
+      return "sla";
+    case SensitivityParam::horizon:
+      return "horizon";
+    case SensitivityParam::model_error:
+      return "model_error";
+  }
+  return "?";
+}
+
+std::string candidate_key(const CandidateRow& r) {
+  return fmt::format("{} {} {} TP{}", r.hardware, r.precision, r.stack, r.tp);
+}
+
+std::string fleet_key(const FleetChoice& f) {
+  std::string k;
+  for (const auto& p : f.parts) k += (k.empty() ? "" : "; ") + p.pool + ": " + candidate_key(p);
+  return k;
+}
+
+const CandidateRow* runner_up(const Plan& /*base*/, const PoolResult& pool) {
+  if (pool.ranked.size() < 2) return nullptr;
+  const CandidateRow& lead = pool.ranked.front();
+  for (size_t i = 1; i < pool.ranked.size(); ++i)
+    if (pool.ranked[i].hardware != lead.hardware) return &pool.ranked[i];
+  return &pool.ranked[1];
+}
+
+namespace {
+
+void scale_pools(std::vector<Pool>& pools, double f) {
+  for (auto& p : pools)
+    for (auto& c : p.classes) c = scale_rate(c, f);
+}
+
+void scale_sla(std::vector<Pool>& pools, double f) {
+  for (auto& p : pools) {
+    for (auto& c : p.classes) {
+      for (SlaTarget* t : {&c.sla.ttft, &c.sla.tpot, &c.sla.e2e})
+        if (t->set()) t->limit_s *= f;
+    }
+  }
+}
+
+void scale_device_prices(PriceBook& b, double f, const std::string& only = "") {
+  for (auto& d : b.devices) {
+    if (!only.empty() && d.hardware != only) continue;
+    for (auto& t : d.tiers) t.unit_price_usd *= f;
+  }
+}
+
+SensitivityCase run_case(const PlanInputs& in, SensitivityParam param, double factor,
+                         const Sensitivity& base) {
+  SensitivityCase c;
+  c.param = param;
+  c.factor = factor;
+  auto plan = solve(in);
+  if (!plan) {
+    c.infeasible_reason = plan.error().message;
+    return c;
+  }
+  c.feasible = plan->feasible;
+  if (!plan->feasible) {
+    c.infeasible_reason = plan->infeasible_reason;
+    return c;
+  }
+  c.choice = fleet_key(plan->recommended);
+  c.tco_usd = plan->recommended.cost.tco_usd;
+  c.tco_change = base.base_tco_usd > 0 ? c.tco_usd / base.base_tco_usd - 1 : 0;
+  c.same_choice = c.choice == base.base_choice;
+  return c;
+}
+
+template <class T>
+const T* by_name(const std::vector<T>& v, const std::string& name) {
+  for (const auto& x : v)
+    if (x.name == name) return &x;
+  return nullptr;
+}
+
+// One candidate re-evaluated under modified inputs; +inf TCO when it no longer qualifies.
+struct Evaluator {
+  const PlanInputs* in;
+  const Pool* pool;
+  const CandidateRow* row;
+  double tco(const PlanInputs& x, const Pool& p) const {
+    const ModelSpec* m = by_name(x.models, p.model);
+    const HardwareSpec* h = by_name(x.space.hardware, row->hardware);
+    const StackSpec* s = by_name(x.space.stacks, row->stack);
+    const PrecisionChoice* pc = by_name(x.space.precisions, row->precision);
+    if (m == nullptr || h == nullptr || s == nullptr || pc == nullptr)
+      return std::numeric_limits<double>::infinity();
+    CandidateRow r = evaluate_candidate(x, p, *m, *h, *s, *pc, row->tp, row->max_seqs);
+    return r.feasible && r.priced ? r.cost.tco_usd : std::numeric_limits<double>::infinity();
+  }
+};
+
+// The x in [lo, hi] nearest `from` where d(x) changes sign from its sign at `from`: a geometric
+// scan of `steps` points each way, then bisection to 0.1%. nullopt when the sign never changes.
+std::optional<double> crossing(const std::function<double(double)>& d, double from, double lo,
+                               double hi, int steps) {
+  const double d0 = d(from);
+  if (!std::isfinite(d0) || d0 == 0) return std::nullopt;
+  auto flips = [&](double v) { return std::isfinite(v) && (v > 0) != (d0 > 0) && v != 0; };
+  std::optional<double> best;
+  for (double end : {hi, lo}) {
+    const double ratio = std::pow(end / from, 1.0 / steps);
+    double prev = from;
+    for (int i = 1; i <= steps; ++i) {
+      const double x = from * std::pow(ratio, i);
+      if (flips(d(x))) {
+        double a = prev, b = x;  // d(a) has d0's sign, d(b) the other
+        while (std::fabs(b - a) > 1e-3 * std::fabs(a)) {
+          const double m = std::sqrt(a * b);
+          (flips(d(m)) ? b : a) = m;
+        }
+        if (!best || std::fabs(std::log(b / from)) < std::fabs(std::log(*best / from))) best = b;
+        break;
+      }
+      prev = x;
+    }
+  }
+  return best;
+}
+
+void break_evens(const PlanInputs& in, const Plan& base, Sensitivity& s) {
+  if (base.objective != Objective::min_tco || base.pools.empty()) return;
+  const PoolResult& pr = base.pools.front();
+  const CandidateRow* ru = runner_up(base, pr);
+  if (pr.ranked.empty() || ru == nullptr) return;
+  const CandidateRow& lead = pr.ranked.front();
+  const Pool* pool = nullptr;
+  for (const auto& p : in.pools)
+    if (p.name == pr.pool.name) pool = &p;
+  if (pool == nullptr) return;
+  const Evaluator ea{&in, pool, &lead};
+  const Evaluator eb{&in, pool, ru};
+  auto make = [&](SensitivityParam p) {
+    BreakEven b;
+    b.param = p;
+    b.pool = pr.pool.name;
+    b.leader = candidate_key(lead);
+    b.runner_up = candidate_key(*ru);
+    b.leader_tco_usd = lead.cost.tco_usd;
+    b.runner_up_tco_usd = ru->cost.tco_usd;
+    return b;
+  };
+
+  // Load: both candidates re-sized at the pool's load x f; TCO steps with whole replicas.
+  {
+    BreakEven b = make(SensitivityParam::load);
+    double design = 0;
+    for (const auto& c : pool->classes) design += design_qps(c.rate);
+    auto diff = [&](double f) {
+      PlanInputs x = in;
+      Pool p = *pool;
+      for (auto& c : p.classes) c = scale_rate(c, f);
+      return eb.tco(x, p) - ea.tco(x, p);
+    };
+    if (auto at = crossing(diff, 1.0, 0.1, 10.0, 12)) {
+      b.found = true;
+      b.at = *at;
+      b.value = design * *at;
+      b.runner_up_wins_beyond = *at > 1.0;
+    }
+    s.break_evens.push_back(b);
+  }
+  // Electricity: TCO is affine in the price (energy = facility kWh x price), so the crossing is
+  // where the two lines meet.
+  {
+    BreakEven b = make(SensitivityParam::electricity);
+    const double ka = lead.cost.energy_kwh, kb = ru->cost.energy_kwh;
+    const double fa = lead.cost.tco_usd - lead.cost.energy_usd;
+    const double fb = ru->cost.tco_usd - ru->cost.energy_usd;
+    if (std::fabs(kb - ka) > 1e-9) {
+      const double p = (fa - fb) / (kb - ka);
+      if (p > 0 && std::isfinite(p)) {
+        b.found = true;
+        b.at = p;
+        b.value = p;
+        b.runner_up_wins_beyond = kb < ka;
+      }
+    }
+    s.break_evens.push_back(b);
+  }
+  // The runner-up's device price alone: the discount at which it matches the leader.
+  {
+    BreakEven b = make(SensitivityParam::device_prices);
+    auto diff = [&](double f) {
+      PlanInputs x = in;
+      scale_device_prices(x.prices, f, ru->hardware);
+      return eb.tco(x, *pool) - ea.tco(x, *pool);
+    };
+    if (auto at = crossing(diff, 1.0, 0.01, 3.0, 8)) {
+      b.found = true;
+      b.at = *at;
+      b.value = *at;
+      b.runner_up_wins_beyond = *at < 1.0;
+    }
+    s.break_evens.push_back(b);
+  }
+}
+
+}  // namespace
+
+Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const SensitivityOptions& opt) {
+  Sensitivity s;
+  s.base_choice = base.feasible ? fleet_key(base.recommended) : "";
+  s.base_tco_usd = base.feasible ? base.recommended.cost.tco_usd : 0;
+  PlanInputs in = in0;
+  in.verify_top = opt.verify_top;
+  // Hardware on which every candidate failed to run or to fit in memory stays out: those
+  // constraints depend on the model, precision and longest sequence, none of which a case here
+  // changes, so the re-solves would reject it again.
+  {
+    std::vector<std::string> keep;
+    auto note = [&](const CandidateRow& r) {
+      if (std::find(keep.begin(), keep.end(), r.hardware) == keep.end()) keep.push_back(r.hardware);
+    };
+    for (const auto& p : base.pools) {
+      for (const auto& r : p.ranked) note(r);
+      for (const auto& r : p.rejected) {
+        const Constraint* b = r.binding_constraint();
+        if (b == nullptr || (b->name != "runs" && b->name != "memory")) note(r);
+      }
+    }
+    std::erase_if(in.space.hardware, [&](const HardwareSpec& h) {
+      return std::find(keep.begin(), keep.end(), h.name) == keep.end();
+    });
+  }
+  struct Change {
+    SensitivityParam param;
+    double factor;
+    PlanInputs inputs;
+  };
+  std::vector<Change> changes;
+  auto add = [&](SensitivityParam p, double f, const std::function<void(PlanInputs&)>& change) {
+    Change c{p, f, in};
+    change(c.inputs);
+    changes.push_back(std::move(c));
+  };
+  for (double f : {1 - opt.load_swing, 1 + opt.load_swing}) {
+    add(SensitivityParam::load, f, [f](PlanInputs& x) {
+      scale_pools(x.pools, f);
+      scale_pools(x.baseline_pools, f);
+    });
+  }
+  for (double f : {1 - opt.electricity_swing, 1 + opt.electricity_swing})
+    add(SensitivityParam::electricity, f,
+        [f](PlanInputs& x) { x.prices.electricity_usd_per_kwh *= f; });
+  for (double f : {1 - opt.device_price_swing, 1 + opt.device_price_swing})
+    add(SensitivityParam::device_prices, f,
+        [f](PlanInputs& x) { scale_device_prices(x.prices, f); });
+  if (opt.sla_half_double) {
+    for (double f : {0.5, 2.0}) {
+      add(SensitivityParam::sla, f, [f](PlanInputs& x) {
+        scale_sla(x.pools, f);
+        scale_sla(x.baseline_pools, f);
+      });
+    }
+  }
+  for (int d : {-opt.horizon_delta_years, opt.horizon_delta_years}) {
+    if (d == 0 || in.constraints.horizon_years + d < 1) continue;
+    add(SensitivityParam::horizon, d, [d](PlanInputs& x) { x.constraints.horizon_years += d; });
+  }
+  if (opt.model_error_fraction > 0) {
+    const double f = 1 + opt.model_error_fraction;
+    add(SensitivityParam::model_error, f, [f](PlanInputs& x) {
+      scale_pools(x.pools, f);
+      scale_pools(x.baseline_pools, f);
+    });
+  }
+  // The re-solves are independent and the solver keeps no shared state, so they run
+  // concurrently; results are collected in the order above, so the output does not depend on
+  // scheduling.
+  const Sensitivity head = s;  // what every case compares with, read-only while they run
+  std::vector<std::future<SensitivityCase>> jobs;
+  jobs.reserve(changes.size());
+  for (const auto& c : changes) {
+    jobs.push_back(std::async(std::launch::async,
+                              [&head, &c] { return run_case(c.inputs, c.param, c.factor, head); }));
+  }
+  if (base.feasible) break_evens(in, base, s);
+  for (auto& j : jobs) s.cases.push_back(j.get());
+  return s;
+}
+
+}  // namespace infercap
