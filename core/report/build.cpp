@@ -32,6 +32,7 @@ std::string Ctx::money_s(double usd) const {
     const std::string unit = cur() == Currency::cny ? "元" : "美元";
     if (a >= 1e8) return fmt::format("{:.2f} 亿{}", v / 1e8, unit);
     if (a >= 1e4) return fmt::format("{:.1f} 万{}", v / 1e4, unit);
+    if (a < 100) return fmt::format("{:.2f} {}", v, unit);
     return grouped(v) + " " + unit;
   }
   const std::string code = cur() == Currency::cny ? "CNY" : "USD";
@@ -244,7 +245,7 @@ Section summary_section(const Ctx& c) {
   const std::string s3 = c.f(plan.objective == Objective::min_tco ? M::sum_why_tco : M::sum_why_qps,
                              feasible, plan.candidates_evaluated) +
                          why;
-  s.blocks.push_back(paragraph(s1 + " " + s2 + " " + s3));
+  s.blocks.push_back(paragraph(s1 + c.t(M::sentence_sep) + s2 + c.t(M::sentence_sep) + s3));
   if (!r.note.empty()) s.blocks.push_back(paragraph(r.note));
   if (!plan.pools.empty()) {
     const PoolResult& p0 = plan.pools.front();
@@ -253,7 +254,7 @@ Section summary_section(const Ctx& c) {
       s.blocks.push_back(paragraph(
           c.f(M::sum_runner_up, candidate_key(*ru), c.money_s(ru->cost.tco_usd),
               c.pct(lead > 0 ? ru->cost.tco_usd / lead - 1 : 0), candidate_key(p0.ranked.front())) +
-          " " + (c.has_sens ? runner_up_conditions(c) : "")));
+          c.t(M::sentence_sep) + (c.has_sens ? runner_up_conditions(c) : "")));
     } else {
       s.blocks.push_back(paragraph(c.t(M::sum_no_runner_up)));
     }
@@ -307,13 +308,13 @@ double q(const LengthDist& d, double p) {
 
 std::string sla_words(const Ctx& c, const Sla& s) {
   std::vector<std::string> parts;
-  auto one = [&](const char* name, const SlaTarget& t) {
+  auto one = [&](const std::string& name, const SlaTarget& t) {
     if (t.set())
       parts.push_back(fmt::format("{} P{:g} ≤ {}", name, t.percentile, c.secs(t.limit_s)));
   };
-  one("TTFT", s.ttft);
-  one("TPOT", s.tpot);
-  one("E2E", s.e2e);
+  one(c.t(M::m_ttft), s.ttft);
+  one(c.t(M::m_tpot), s.tpot);
+  one(c.t(M::m_e2e), s.e2e);
   std::string o;
   for (size_t i = 0; i < parts.size(); ++i) o += (i ? ", " : "") + parts[i];
   return o.empty() ? "-" : o;
@@ -380,8 +381,8 @@ Section requirement_section(const Ctx& c) {
   kv(M::k_redundancy, fmt::format("N+{}", k.redundancy));
   kv(M::k_capex_budget, limit(k.capex_budget_usd));
   kv(M::k_annual_budget, limit(k.annual_budget_usd));
-  kv(M::k_power_cap,
-     k.power_cap_w > 0 ? fmt::format("{:.1f} kW", k.power_cap_w / 1e3) : c.t(M::no_limit));
+  kv(M::k_power_cap, k.power_cap_w > 0 ? c.f(M::unit_kw, fmt::format("{:.1f}", k.power_cap_w / 1e3))
+                                       : c.t(M::no_limit));
   kv(M::k_rack_units, k.rack_units > 0 ? std::to_string(k.rack_units) : c.t(M::no_limit));
   kv(M::k_model_changes, fmt::format("{:g}", k.model_changes_per_year));
   s.blocks.push_back(table_block(std::move(t)));
@@ -391,15 +392,20 @@ Section requirement_section(const Ctx& c) {
   Table a;
   a.id = "assumptions";
   a.caption = c.f(M::req_assumptions_caption, b.name);
-  a.columns = {
-      col("assumption", c.t(M::h_assumption), ColType::text),
-      col("value", c.t(M::h_value), ColType::text), col("source", c.t(M::h_source), ColType::text),
-      col("date", c.t(M::h_date), ColType::text), col("note", c.t(M::h_note), ColType::text)};
+  a.columns = {col("assumption", c.t(M::h_assumption), ColType::text),
+               col("value", c.t(M::h_value), ColType::text),
+               col("source", c.t(M::h_source), ColType::text)};
+  // Several assumptions share one source: each is cited by number and listed once below.
+  std::vector<const SourceRef*> cited;
   auto row = [&](std::string name, std::string value, const std::string& key) {
     const SourceRef* src = source_for(b.sources, key);
-    a.add({Cell::str(std::move(name)), Cell::str(std::move(value)),
-           src ? Cell::str(src->ref) : Cell::str(c.t(M::no_source)),
-           src ? Cell::str(src->date) : Cell::none(), src ? Cell::str(src->note) : Cell::none()});
+    std::string ref = c.t(M::no_source);
+    if (src != nullptr) {
+      auto it = std::find(cited.begin(), cited.end(), src);
+      if (it == cited.end()) it = cited.insert(cited.end(), src);
+      ref = fmt::format("[{}]", it - cited.begin() + 1);
+    }
+    a.add({Cell::str(std::move(name)), Cell::str(std::move(value)), Cell::str(ref)});
   };
   const std::string per_kwh = c.cur_code() + "/kWh";
   row(c.t(M::a_cny_per_usd), fmt::format("{:g}", b.cny_per_usd), "cny_per_usd");
@@ -441,7 +447,17 @@ Section requirement_section(const Ctx& c) {
     }
   }
   s.blocks.push_back(table_block(std::move(a)));
-  s.blocks.push_back(paragraph(c.t(M::req_sources_note)));
+  Table src;
+  src.id = "assumption-sources";
+  src.caption = c.t(M::req_sources_note);
+  src.columns = {
+      col("ref", c.t(M::h_ref), ColType::text), col("source", c.t(M::h_source), ColType::text),
+      col("date", c.t(M::h_date), ColType::text), col("note", c.t(M::h_note), ColType::text)};
+  for (size_t i = 0; i < cited.size(); ++i)
+    src.add({Cell::str(fmt::format("[{}]", i + 1)), Cell::str(cited[i]->ref),
+             Cell::str(cited[i]->date),
+             cited[i]->note.empty() ? Cell::none() : Cell::str(cited[i]->note)});
+  s.blocks.push_back(table_block(std::move(src)));
   return s;
 }
 

@@ -175,9 +175,9 @@ Section candidates_section(const Ctx& c) {
   bars.kind = ChartKind::stacked_bar;
   bars.x_label = c.t(M::h_candidate);
   bars.y_label = c.f(M::h_tco, cu);
-  const M parts[] = {M::h_capital,     M::h_energy_cost, M::h_hosting,
-                     M::h_maintenance, M::h_operations,  M::h_porting};
-  for (M m : parts) bars.series.push_back(Series{c.f(m, cu), {}, {}, {}, false});
+  const M layers[] = {M::h_capital,     M::h_energy_cost, M::h_hosting,
+                      M::h_maintenance, M::h_operations,  M::h_porting};
+  for (M m : layers) bars.series.push_back(Series{c.f(m, cu), {}, {}, {}, false});
   for (const CandidateRow* r : rows) {
     const CostBreakdown& k = r->cost;
     t.add({Cell::str(c.label(*r)), Cell::num(c.money(k.capital_usd)), Cell::num(k.energy_kwh),
@@ -271,9 +271,9 @@ Section candidates_section(const Ctx& c) {
     t3.id = "capacity";
     t3.caption = c.f(M::cand_capacity_caption, c.pct(c.in.constraints.load_growth_per_year));
     t3.columns = {col("year", c.t(M::h_year), ColType::integer),
-                  col("part", c.t(M::h_part), ColType::text),
+                  col("pool", c.t(M::h_pool), ColType::text),
+                  col("parts", c.t(M::h_part), ColType::text),
                   col("devices", c.t(M::h_devices), ColType::integer),
-                  col("replicas", c.t(M::h_replicas), ColType::integer),
                   col("load_qps", c.t(M::h_load_qps), ColType::number, 2),
                   col("capacity_qps", c.t(M::h_capacity_qps), ColType::number, 2),
                   fcol("headroom_qps", c.t(M::h_headroom_qps), ColType::number,
@@ -286,24 +286,57 @@ Section candidates_section(const Ctx& c) {
     ch.x_label = c.t(M::h_year);
     ch.y_label = c.t(M::h_load_qps);
     const double g = c.in.constraints.load_growth_per_year;
-    for (const auto& part : plan.recommended.parts) {
-      Series load{c.f(M::series_load, part.pool), {}, {}, {}, false};
-      Series cap{c.f(M::series_capacity, part.pool), {}, {}, {}, true};
-      const int n = static_cast<int>(part.years.size());
-      for (int y = 0; y < n; ++y) {
-        const FleetYear& fy = part.years[static_cast<size_t>(y)];
-        const double replicas = std::floor(fy.devices / std::max(1, part.tp) + 1e-9);
-        const double demand = part.design_qps / std::pow(1 + g, n - 1 - y);
-        const double capq = replicas * part.max_qps_per_replica;
-        t3.add({Cell::num(y + 1), Cell::str(c.label(part)), Cell::num(fy.devices),
-                Cell::num(replicas), Cell::num(demand), Cell::num(capq), Cell::none()});
-        load.x.push_back(y + 1);
+    // Parts of one pool (staged purchases, base + burst buffer) share its load: capacity is
+    // their sum, and the load is the pool's design load of that year.
+    std::vector<std::string> pools;
+    for (const auto& part : plan.recommended.parts)
+      if (std::find(pools.begin(), pools.end(), part.pool) == pools.end())
+        pools.push_back(part.pool);
+    for (const auto& pool : pools) {
+      std::vector<const CandidateRow*> parts;
+      for (const auto& part : plan.recommended.parts)
+        if (part.pool == pool) parts.push_back(&part);
+      double design = 0;
+      if (const Pool* p = find_pool(c.in, pool); p != nullptr)
+        for (const auto& k : p->classes) design += design_qps(k.rate);
+      if (design == 0)
+        for (const CandidateRow* r : parts) design = std::max(design, r->design_qps);
+      Series load{c.f(M::series_load, pool), {}, {}, {}, false};
+      Series cap{c.f(M::series_capacity, pool), {}, {}, {}, true};
+      std::vector<Series> per_part;
+      for (const CandidateRow* r : parts)
+        per_part.push_back(Series{c.f(M::series_capacity, candidate_key(*r)), {}, {}, {}, false});
+      size_t n = 0;
+      for (const CandidateRow* r : parts) n = std::max(n, r->years.size());
+      for (size_t y = 0; y < n; ++y) {
+        double devices = 0, capq = 0;
+        std::string names;
+        for (size_t i = 0; i < parts.size(); ++i) {
+          const CandidateRow& r = *parts[i];
+          const FleetYear fy = y < r.years.size() ? r.years[y] : FleetYear{};
+          const double replicas = std::floor(fy.devices / std::max(1, r.tp) + 1e-9);
+          const double q = replicas * r.max_qps_per_replica;
+          devices += fy.devices;
+          capq += q;
+          if (fy.devices > 0)
+            names += (names.empty() ? "" : c.t(M::list_sep)) +
+                     fmt::format("{:g} × {}", fy.devices, r.hardware);
+          per_part[i].x.push_back(static_cast<double>(y + 1));
+          per_part[i].y.push_back(q);
+        }
+        const double demand = design / std::pow(1 + g, static_cast<double>(n - 1 - y));
+        t3.add({Cell::num(static_cast<double>(y + 1)), Cell::str(pool),
+                Cell::str(names.empty() ? "-" : names), Cell::num(devices), Cell::num(demand),
+                Cell::num(capq), Cell::none()});
+        load.x.push_back(static_cast<double>(y + 1));
         load.y.push_back(demand);
-        cap.x.push_back(y + 1);
+        cap.x.push_back(static_cast<double>(y + 1));
         cap.y.push_back(capq);
       }
       ch.series.push_back(std::move(load));
       ch.series.push_back(std::move(cap));
+      if (parts.size() > 1)
+        for (auto& ps : per_part) ch.series.push_back(std::move(ps));
     }
     s.blocks.push_back(table_block(std::move(t3)));
     s.blocks.push_back(chart_block(std::move(ch)));
@@ -327,9 +360,9 @@ Section bom_section(const Ctx& c) {
   t.caption = c.t(M::bom_caption);
   t.total_row = true;
   t.total_label = c.t(M::total);
-  t.columns = {col("year", c.t(M::h_year), ColType::integer),
-               col("part", c.t(M::h_part), ColType::text),
+  t.columns = {col("part", c.t(M::h_part), ColType::text),
                col("hardware", c.t(M::h_hardware), ColType::text),
+               col("year", c.t(M::h_year), ColType::integer),
                col("devices", c.t(M::h_new_devices), ColType::integer),
                col("unit_price", c.f(M::h_unit_price, cu), ColType::money, 0),
                col("tier", c.t(M::h_tier), ColType::text),
@@ -359,7 +392,7 @@ Section bom_section(const Ctx& c) {
       const double nd = std::max(0.0, fy.devices - have_d);
       const double ns = std::max(0.0, fy.servers - have_s);
       if (nd <= 0 && ns <= 0) continue;
-      t.add({Cell::num(static_cast<double>(y + 1)), Cell::str(part.pool), Cell::str(part.hardware),
+      t.add({Cell::str(part.pool), Cell::str(part.hardware), Cell::num(static_cast<double>(y + 1)),
              Cell::num(nd), Cell::num(c.money(unit)), Cell::str(c.f(M::tier_from, tier_min)),
              Cell::none(), Cell::num(ns), Cell::num(c.money(dp->server_price_usd)), Cell::none(),
              Cell::none()});

@@ -58,6 +58,8 @@ Section sensitivity_section(const Ctx& c) {
            Cell::num(k.tco_change)});
   }
   s.blocks.push_back(table_block(std::move(t)));
+  if (c.sens.base_feasible && c.sens.base_choice != c.sens.plan_choice)
+    s.blocks.push_back(paragraph(c.f(M::sens_sim_moved, c.sens.base_choice, c.sens.plan_choice)));
   int changed = 0;
   for (const auto& k : c.sens.cases) changed += k.same_choice ? 0 : 1;
   s.blocks.push_back(
@@ -163,6 +165,30 @@ Section risks_section(const Ctx& c) {
                col("capacity_after_loss", c.t(M::h_capacity_after_loss), ColType::number, 2),
                col("survives", c.t(M::h_survives), ColType::text)};
   std::vector<std::string> notes;
+  // The recommended fleet pool by pool: its parts together, losing a device of the replica that
+  // carries the most.
+  std::vector<std::string> pools;
+  for (const auto& part : c.plan.recommended.parts)
+    if (std::find(pools.begin(), pools.end(), part.pool) == pools.end()) pools.push_back(part.pool);
+  for (const auto& pool : pools) {
+    int replicas = 0, servers = 0;
+    double cap = 0, biggest = 0, design = 0;
+    int parts = 0;
+    for (const auto& part : c.plan.recommended.parts) {
+      if (part.pool != pool) continue;
+      ++parts;
+      replicas += part.replicas;
+      servers += part.servers;
+      cap += part.replicas * part.max_qps_per_replica;
+      if (part.replicas > 0) biggest = std::max(biggest, part.max_qps_per_replica);
+      design = std::max(design, part.design_qps);
+    }
+    if (parts < 2) continue;  // one part: its own row below says the same
+    const double after = cap - biggest;
+    f.add({Cell::str(c.f(M::risk_fleet_pool, pool)), Cell::num(replicas),
+           Cell::num(c.in.constraints.redundancy), Cell::num(servers), Cell::num(design),
+           Cell::num(after), Cell::str(c.yesno(after >= design * (1 - 1e-9)))});
+  }
   for (const CandidateRow* r : rows) {
     const double after = std::max(0, r->replicas - 1) * r->max_qps_per_replica;
     const bool ok = after >= r->design_qps * (1 - 1e-9);
@@ -215,8 +241,12 @@ Section poc_section(const Ctx& c) {
     rows.push_back({&c.plan.recommended.parts[i], k});
   }
   if (!c.plan.pools.empty())
-    if (const CandidateRow* ru = runner_up(c.plan, c.plan.pools.front()); ru != nullptr)
-      rows.push_back({ru, nullptr});
+    if (const CandidateRow* ru = runner_up(c.plan, c.plan.pools.front()); ru != nullptr) {
+      const bool seen = std::any_of(rows.begin(), rows.end(), [&](const auto& x) {
+        return x.first->pool == ru->pool && candidate_key(*x.first) == candidate_key(*ru);
+      });
+      if (!seen) rows.push_back({ru, nullptr});
+    }
   for (const auto& [r, knee] : rows) {
     const ModelSpec* m = find_model(c.in, r->model);
     const Pool* pool = find_pool(c.in, r->pool);
@@ -243,8 +273,7 @@ Section poc_section(const Ctx& c) {
     std::string cmd;
     const bool llamacpp = r->stack.find("llama") != std::string::npos;
     if (llamacpp) {
-      cmd += fmt::format(
-          "# 1-2. llama.cpp: prefill and decode rates, then 1/8/16/32 parallel sequences\n");
+      cmd += "# " + c.t(M::poc_cmd_llama_rates) + "\n";
       cmd += fmt::format("llama-bench -m {0}.gguf -p {1:.0f} -n 0 -o json > poc-{2}-pp.json\n",
                          r->model, p_in, tag);
       cmd += fmt::format("llama-bench -m {0}.gguf -p 0 -n {1:.0f} -o json > poc-{2}-tg.json\n",
@@ -252,9 +281,9 @@ Section poc_section(const Ctx& c) {
       cmd += fmt::format(
           "llama-batched-bench -m {0}.gguf -c {1:.0f} -npp {2:.0f} -ntg {3:.0f} -npl 1,8,16,32\n",
           r->model, 32 * (p_in + p_out), p_in, p_out);
-      cmd += "# 3. package power while the benchmark runs\n";
+      cmd += "# " + c.t(M::poc_cmd_cpu_power) + "\n";
       cmd += "sudo turbostat --quiet --show PkgWatt,PkgTmp --interval 5 > poc-power.txt\n";
-      cmd += "# 6. fit the stack to the measurements and plan again with it\n";
+      cmd += "# " + c.t(M::poc_cmd_fit) + "\n";
       cmd += fmt::format(
           "infercap calibrate --from-benchmarks poc-{0}-tg.json --hardware {1} -o "
           "{1}-llamacpp.stack.yaml\n",
@@ -264,10 +293,10 @@ Section poc_section(const Ctx& c) {
           "{1}-llamacpp-pp.stack.yaml\n",
           tag, r->hardware);
     } else {
-      cmd += "# 1. serve with the production settings\n";
+      cmd += "# " + c.t(M::poc_cmd_serve) + "\n";
       cmd += fmt::format("vllm serve {} --tensor-parallel-size {} --max-num-seqs {}{}\n", model,
                          r->tp, r->max_seqs, r->precision == "fp8" ? " --quantization fp8" : "");
-      cmd += "# 2. P50/P99 TTFT and TPOT at concurrency 1, 8, 16, 32\n";
+      cmd += "# " + c.t(M::poc_cmd_latency) + "\n";
       cmd += "for B in 1 8 16 32; do\n";
       cmd += fmt::format(
           "  vllm bench serve --backend vllm --model {} --dataset-name random \\\n"
@@ -277,26 +306,26 @@ Section poc_section(const Ctx& c) {
           "    --save-result --result-filename poc-{}-b$B.json\n",
           model, p_in, p_out, tag);
       cmd += "done\n";
-      cmd += "# 3. power and temperature at full load (npu-smi info on Ascend)\n";
+      cmd += "# " + c.t(M::poc_cmd_power) + "\n";
       cmd +=
           "nvidia-smi --query-gpu=timestamp,power.draw,temperature.gpu,utilization.gpu,memory.used "
           "--format=csv -l 5 > poc-power.csv\n";
-      cmd += "# 4. 48 hours at the design load of one replica\n";
+      cmd += "# " + c.t(M::poc_cmd_stability) + "\n";
       cmd += fmt::format(
           "vllm bench serve --backend vllm --model {} --dataset-name random --random-input-len "
           "{:.0f} \\\n"
           "  --random-output-len {:.0f} --request-rate {:.3g} --num-prompts {:.0f} --save-result "
           "--result-filename poc-{}-48h.json\n",
           model, p_in, p_out, per_replica, std::ceil(per_replica * 48 * 3600), tag);
-      cmd += "# 6. fit the stack to the measurements and plan again with it\n";
+      cmd += "# " + c.t(M::poc_cmd_fit) + "\n";
       cmd += fmt::format(
           "infercap calibrate --from-benchmarks poc-{0}-b1.json --hardware {1} --devices {2} -o "
           "{1}-{3}.stack.yaml\n",
           tag, r->hardware, r->tp, r->stack);
     }
-    cmd += fmt::format(
-        "infercap plan {} --explain   # with candidates.stacks: [the fitted stack YAML]\n",
-        c.opt.spec_file.empty() ? "SPEC.yaml" : c.opt.spec_file);
+    cmd +=
+        fmt::format("infercap plan {} --explain   # {}\n",
+                    c.opt.spec_file.empty() ? "SPEC.yaml" : c.opt.spec_file, c.t(M::poc_cmd_plan));
     s.blocks.push_back(code(std::move(cmd)));
 
     if (knee != nullptr) {

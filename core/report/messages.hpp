@@ -143,6 +143,7 @@ namespace infercap::report {
   X(h_part) \
   X(h_peak_kw) \
   X(h_per_mtok) \
+  X(h_pool) \
   X(h_porting) \
   X(h_porting_cost) \
   X(h_power_kw) \
@@ -156,6 +157,7 @@ namespace infercap::report {
   X(h_rack_units) \
   X(h_rank) \
   X(h_reason) \
+  X(h_ref) \
   X(h_replicas) \
   X(h_same_choice) \
   X(h_server_cost) \
@@ -196,6 +198,10 @@ namespace infercap::report {
   X(lock_fpga) \
   X(lock_gpu) \
   X(lock_npu) \
+  X(m_ttft) \
+  X(m_tpot) \
+  X(m_e2e) \
+  X(unit_kw) \
   X(n_years) \
   X(no) \
   X(no_limit) \
@@ -204,6 +210,15 @@ namespace infercap::report {
   X(obj_min_tco) \
   X(page_n) \
   X(poc_acceptance) \
+  X(poc_cmd_llama_rates) \
+  X(poc_cmd_cpu_power) \
+  X(poc_cmd_fit) \
+  X(poc_cmd_serve) \
+  X(poc_cmd_latency) \
+  X(poc_cmd_power) \
+  X(poc_cmd_stability) \
+  X(poc_cmd_plan) \
+  X(sentence_sep) \
   X(poc_for) \
   X(poc_intro) \
   X(poc_step_baseline) \
@@ -234,6 +249,7 @@ namespace infercap::report {
   X(req_workload) \
   X(req_workload_caption) \
   X(risk_caption) \
+  X(risk_fleet_pool) \
   X(risk_one_server) \
   X(risk_spof) \
   X(risk_spof_caption) \
@@ -265,6 +281,7 @@ namespace infercap::report {
   X(sens_model_error) \
   X(sens_prices) \
   X(sens_same) \
+  X(sens_sim_moved) \
   X(sens_skipped) \
   X(sens_sla_double) \
   X(sens_sla_half) \

@@ -106,7 +106,7 @@ struct Range {
 };
 
 // Ticks at 1, 2 or 5 x 10^k covering [lo, hi].
-std::vector<double> ticks(Range& r, int target) {
+std::vector<double> ticks(Range& r, int target, double min_step = 0) {
   if (!r.ok()) r = {0, 1};
   if (r.hi - r.lo < 1e-12 * std::max(1.0, std::fabs(r.hi))) {
     const double d = r.hi == 0 ? 1 : std::fabs(r.hi) * 0.1;
@@ -121,6 +121,7 @@ std::vector<double> ticks(Range& r, int target) {
       step = m * mag;
       break;
     }
+  step = std::max(step, min_step);
   r.lo = std::floor(r.lo / step) * step;
   r.hi = std::ceil(r.hi / step) * step;
   std::vector<double> t;
@@ -156,7 +157,11 @@ void draw_chart(Canvas& cv, const Chart& ch, double w, double h, Lang lang) {
   }
   const auto yt = ticks(yr, 5);
   std::vector<double> xt;
-  if (!bars) xt = ticks(xr, 6);
+  // Whole-number x data (years, batch sizes) gets whole-number ticks.
+  bool whole = true;
+  for (const auto& se : ch.series)
+    for (double v : se.x) whole = whole && std::fabs(v - std::round(v)) < 1e-9;
+  if (!bars) xt = ticks(xr, 6, whole ? 1.0 : 0.0);
   auto X = [&](double v) { return left + (v - xr.lo) / (xr.hi - xr.lo) * pw; };
   auto Y = [&](double v) { return top + ph - (v - yr.lo) / (yr.hi - yr.lo) * ph; };
   for (double v : yt) {

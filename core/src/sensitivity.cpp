@@ -34,8 +34,12 @@ std::string candidate_key(const CandidateRow& r) {
 }
 
 std::string fleet_key(const FleetChoice& f) {
+  // Sorted, so the same parts found in another order are the same choice.
+  std::vector<std::string> parts;
+  for (const auto& p : f.parts) parts.push_back(p.pool + ": " + candidate_key(p));
+  std::sort(parts.begin(), parts.end());
   std::string k;
-  for (const auto& p : f.parts) k += (k.empty() ? "" : "; ") + p.pool + ": " + candidate_key(p);
+  for (const auto& p : parts) k += (k.empty() ? "" : "; ") + p;
   return k;
 }
 
@@ -70,8 +74,7 @@ void scale_device_prices(PriceBook& b, double f, const std::string& only = "") {
   }
 }
 
-SensitivityCase run_case(const PlanInputs& in, SensitivityParam param, double factor,
-                         const Sensitivity& base) {
+SensitivityCase run_case(const PlanInputs& in, SensitivityParam param, double factor) {
   SensitivityCase c;
   c.param = param;
   c.factor = factor;
@@ -87,8 +90,6 @@ SensitivityCase run_case(const PlanInputs& in, SensitivityParam param, double fa
   }
   c.choice = fleet_key(plan->recommended);
   c.tco_usd = plan->recommended.cost.tco_usd;
-  c.tco_change = base.base_tco_usd > 0 ? c.tco_usd / base.base_tco_usd - 1 : 0;
-  c.same_choice = c.choice == base.base_choice;
   return c;
 }
 
@@ -226,8 +227,7 @@ void break_evens(const PlanInputs& in, const Plan& base, Sensitivity& s) {
 
 Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const SensitivityOptions& opt) {
   Sensitivity s;
-  s.base_choice = base.feasible ? fleet_key(base.recommended) : "";
-  s.base_tco_usd = base.feasible ? base.recommended.cost.tco_usd : 0;
+  s.plan_choice = base.feasible ? fleet_key(base.recommended) : "";
   PlanInputs in = in0;
   in.verify_top = opt.verify_top;
   // Hardware on which every candidate failed to run or to fit in memory stays out: those
@@ -294,15 +294,29 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
   // The re-solves are independent and the solver keeps no shared state, so they run
   // concurrently; results are collected in the order above, so the output does not depend on
   // scheduling.
-  const Sensitivity head = s;  // what every case compares with, read-only while they run
+  // The base the cases compare with is the unchanged (pruned) inputs solved the same way; it
+  // runs alongside them, and the comparisons are made once everything is back.
+  auto base_job = std::async(std::launch::async, [&in] { return solve(in); });
   std::vector<std::future<SensitivityCase>> jobs;
   jobs.reserve(changes.size());
   for (const auto& c : changes) {
-    jobs.push_back(std::async(std::launch::async,
-                              [&head, &c] { return run_case(c.inputs, c.param, c.factor, head); }));
+    jobs.push_back(
+        std::async(std::launch::async, [&c] { return run_case(c.inputs, c.param, c.factor); }));
   }
   if (base.feasible) break_evens(in, base, s);
-  for (auto& j : jobs) s.cases.push_back(j.get());
+  if (auto b = base_job.get(); b && b->feasible) {
+    s.base_feasible = true;
+    s.base_choice = fleet_key(b->recommended);
+    s.base_tco_usd = b->recommended.cost.tco_usd;
+  }
+  for (auto& j : jobs) {
+    SensitivityCase c = j.get();
+    if (c.feasible) {
+      c.tco_change = s.base_tco_usd > 0 ? c.tco_usd / s.base_tco_usd - 1 : 0;
+      c.same_choice = c.choice == s.base_choice;
+    }
+    s.cases.push_back(std::move(c));
+  }
   return s;
 }
 

@@ -47,11 +47,11 @@ struct SensitivityCase {
   std::string infeasible_reason;
 };
 
-/// Where the runner-up's TCO meets the recommended candidate's as one input moves.
+/// Where the runner-up's TCO meets the leader's (the best row of the pool) as one input moves.
 struct BreakEven {
   SensitivityParam param = SensitivityParam::load;
   std::string pool;
-  std::string leader;     ///< candidate_key of the recommended part
+  std::string leader;     ///< candidate_key of the pool's best row
   std::string runner_up;  ///< candidate_key of the best feasible row on other hardware
   bool found = false;
   /// load: multiplier of the pool's load; electricity: price in USD/kWh; device_prices:
@@ -65,8 +65,14 @@ struct BreakEven {
 };
 
 struct Sensitivity {
+  /// The unchanged inputs solved the way the cases are (analytic ranking): what each case is
+  /// compared with.
   std::string base_choice;
   double base_tco_usd = 0;
+  bool base_feasible = false;
+  /// The plan as given (simulator re-check included); differs from base_choice when the
+  /// simulator moved the recommendation.
+  std::string plan_choice;
   std::vector<SensitivityCase> cases;
   std::vector<BreakEven> break_evens;
 };
@@ -76,12 +82,13 @@ std::string candidate_key(const CandidateRow& r);
 /// Pool by pool, "pool: key; pool: key", the identity of a fleet choice.
 std::string fleet_key(const FleetChoice& f);
 
-/// The runner-up of a pool of `base`: the best feasible row on hardware other than the
-/// recommended part's (else the best other configuration). Nullptr when there is none.
+/// The runner-up of a pool of `base`: the best feasible row on hardware other than the pool's
+/// best row (else the second row). Nullptr when the pool has fewer than two feasible rows.
 const CandidateRow* runner_up(const Plan& base, const PoolResult& pool);
 
-/// Solves `in` again under each change of `opt` and searches the break-even points of the first
-/// pool's leader and runner-up. `base` is the plan of `in` as given. Never fails: a change that
+/// Solves `in` again under each change of `opt` (and once unchanged, as the base they are compared
+/// with) and searches the break-even points of the first pool's leader and runner-up of `base`,
+/// the plan of `in` as given. Never fails: a change that
 /// makes the plan infeasible is a case with feasible == false.
 Sensitivity sensitivity(const PlanInputs& in, const Plan& base, const SensitivityOptions& opt = {});
 

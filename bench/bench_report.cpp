@@ -1,0 +1,72 @@
+// Speed target of the report issue: a report for every example in data/examples/ builds in under
+// 2 s: load the catalog and the scenario, solve, build the document (sensitivity re-solves and
+// the batch knee included) and render it in each of the four formats. One benchmark per example
+// and format; `--benchmark_filter=Report/chat-service` runs one.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "infercap/report/build.hpp"
+#include "infercap/report/render.hpp"
+#include "infercap/spec/catalog.hpp"
+#include "infercap/spec/scenario.hpp"
+
+using namespace infercap;
+
+namespace {
+
+const std::string kData = std::string(INFERCAP_SOURCE_DIR) + "/data";
+
+void BM_Report(benchmark::State& state, const std::string& example, const std::string& ext) {
+  const std::string out = "/tmp/infercap-bench-report" + ext;
+  for (auto _ : state) {
+    spec::Diagnostics diags;
+    const spec::Catalog cat = spec::Catalog::load(kData, diags);
+    auto sc = spec::load_scenario(kData + "/examples/" + example + ".yaml", kData, diags);
+    if (!sc) {
+      state.SkipWithError(diags.format().c_str());
+      return;
+    }
+    auto in = spec::to_plan_inputs(*sc, cat, diags);
+    if (!in) {
+      state.SkipWithError(diags.format().c_str());
+      return;
+    }
+    auto plan = solve(*in);
+    report::ReportOptions o;
+    o.description = sc->description;
+    o.accuracy = {0.072, 0.145, "docs/validation.md"};
+    const report::Document d = report::build_document(*in, *plan, o);
+    auto w = report::render_to_path(d, out);
+    if (!w) state.SkipWithError(w.error().message.c_str());
+  }
+  std::remove(out.c_str());
+}
+
+// Registered from the examples folder, so a new example is benchmarked without an edit here.
+const bool kRegistered = [] {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(kData + "/examples")) {
+    const std::string f = e.path().filename().string();
+    const std::string suffix = ".yaml";
+    if (f.size() > suffix.size() && f.ends_with(suffix) && f.find(".stack.") == std::string::npos)
+      names.push_back(f.substr(0, f.size() - suffix.size()));
+  }
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    for (const char* ext : {".md", ".html", ".pdf", ".xlsx"}) {
+      benchmark::RegisterBenchmark(("Report/" + n + "/" + (ext + 1)).c_str(), BM_Report, n,
+                                   std::string(ext))
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
+    }
+  }
+  return true;
+}();
+
+}  // namespace
