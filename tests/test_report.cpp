@@ -229,6 +229,22 @@ TEST_CASE("sensitivity: cases as stated, and break-even points where the TCOs me
     if (up) CHECK(c.tco_usd >= sens.base_tco_usd * (1 - 1e-9));
     if (c.param == SensitivityParam::horizon && c.factor > 0) CHECK(c.tco_usd > sens.base_tco_usd);
   }
+  // Price cases of a single pool are re-priced rather than re-solved: the same answer as solving.
+  for (const auto& c : sens.cases) {
+    if (c.param != SensitivityParam::electricity && c.param != SensitivityParam::device_prices)
+      continue;
+    PlanInputs x = s.in;
+    x.verify_top = 0;
+    if (c.param == SensitivityParam::electricity) x.prices.electricity_usd_per_kwh *= c.factor;
+    for (auto& dp : x.prices.devices)
+      for (auto& t : dp.tiers)
+        if (c.param == SensitivityParam::device_prices) t.unit_price_usd *= c.factor;
+    auto solved = solve(x);
+    REQUIRE(solved);
+    INFO(sensitivity_param_name(c.param) << " x" << c.factor);
+    CHECK(c.tco_usd == Approx(solved->recommended.cost.tco_usd).epsilon(1e-9));
+    CHECK(c.choice == fleet_key(solved->recommended));
+  }
   // Electricity: both TCOs are affine in the price; at the break-even they are equal.
   const PoolResult& pr = s.plan.pools.front();
   const CandidateRow* ru = runner_up(s.plan, pr);

@@ -93,6 +93,54 @@ SensitivityCase run_case(const PlanInputs& in, SensitivityParam param, double fa
   return c;
 }
 
+// Prices alone cannot change what is feasible or how a fleet is sized when one pool is planned
+// on its own with no budget: the re-solve would only re-price the same footprints. Then each
+// feasible row of `base` (the analytic solve of the unchanged inputs, so the same candidates and
+// sizes a re-solve finds) is re-priced (price_footprint, the solver's own rule) and the cheapest
+// wins. nullopt when that does not hold, or when re-pricing the base does not reproduce the
+// solver's TCOs (then the caller solves).
+std::optional<SensitivityCase> reprice_case(const PlanInputs& x, const PlanInputs& base_in,
+                                            const Plan& base, SensitivityParam param,
+                                            double factor) {
+  const Constraints& k = base_in.constraints;
+  if (base_in.strategy != FleetStrategy::single || base_in.objective != Objective::min_tco ||
+      base_in.pools.size() != 1 || base.pools.size() != 1 || k.capex_budget_usd > 0 ||
+      k.annual_budget_usd > 0)
+    return std::nullopt;
+  const PoolResult& pr = base.pools.front();
+  std::vector<const CandidateRow*> rows;
+  for (const auto& r : pr.ranked) rows.push_back(&r);
+  const double changes = k.model_changes_per_year * std::max(1, k.horizon_years);
+  auto price = [&](const CandidateRow& r, const PriceBook& book) -> std::optional<double> {
+    Footprint f;
+    f.hardware = r.hardware;
+    f.role = r.pool;
+    f.years = r.years;
+    f.model_changes = changes;
+    auto c = price_footprint(f, book);
+    if (!c) return std::nullopt;
+    return c->tco_usd;
+  };
+  SensitivityCase c;
+  c.param = param;
+  c.factor = factor;
+  const CandidateRow* best = nullptr;
+  for (const CandidateRow* r : rows) {
+    const auto same = price(*r, base_in.prices);
+    if (!same || std::fabs(*same - r->cost.tco_usd) > 1e-9 * std::max(1.0, r->cost.tco_usd))
+      return std::nullopt;
+    const auto t = price(*r, x.prices);
+    if (t && (best == nullptr || *t < c.tco_usd)) {
+      best = r;
+      c.tco_usd = *t;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  c.feasible = true;
+  c.choice = best->pool + ": " + candidate_key(*best);
+  return c;
+}
+
 template <class T>
 const T* by_name(const std::vector<T>& v, const std::string& name) {
   for (const auto& x : v)
@@ -230,10 +278,13 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
   s.plan_choice = base.feasible ? fleet_key(base.recommended) : "";
   PlanInputs in = in0;
   in.verify_top = opt.verify_top;
-  // Hardware on which every candidate failed to run or to fit in memory stays out: those
-  // constraints depend on the model, precision and longest sequence, none of which a case here
-  // changes, so the re-solves would reject it again.
-  {
+  // Hardware on which every candidate failed to run or to fit in memory stays out of every
+  // re-solve: those constraints depend on the model, precision and longest sequence, none of
+  // which a case changes. Hardware that also failed only on the SLA's physical floor (no load
+  // meets it) stays out of every case but a looser SLA: load, prices and horizon do not move a
+  // floor. The re-solves would reject both again; leaving them out only saves time.
+  const auto pruned = [&](bool sla_floor_fixed) {
+    PlanInputs x = in;
     std::vector<std::string> keep;
     auto note = [&](const CandidateRow& r) {
       if (std::find(keep.begin(), keep.end(), r.hardware) == keep.end()) keep.push_back(r.hardware);
@@ -242,13 +293,18 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
       for (const auto& r : p.ranked) note(r);
       for (const auto& r : p.rejected) {
         const Constraint* b = r.binding_constraint();
-        if (b == nullptr || (b->name != "runs" && b->name != "memory")) note(r);
+        const bool fixed = b != nullptr && (b->name == "runs" || b->name == "memory" ||
+                                            (sla_floor_fixed && b->name == "sla" && !b->ok));
+        if (!fixed) note(r);
       }
     }
-    std::erase_if(in.space.hardware, [&](const HardwareSpec& h) {
+    std::erase_if(x.space.hardware, [&](const HardwareSpec& h) {
       return std::find(keep.begin(), keep.end(), h.name) == keep.end();
     });
-  }
+    return x;
+  };
+  const PlanInputs loose = pruned(false);
+  in = pruned(true);
   struct Change {
     SensitivityParam param;
     double factor;
@@ -274,7 +330,8 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
         [f](PlanInputs& x) { scale_device_prices(x.prices, f); });
   if (opt.sla_half_double) {
     for (double f : {0.5, 2.0}) {
-      add(SensitivityParam::sla, f, [f](PlanInputs& x) {
+      add(SensitivityParam::sla, f, [f, &loose](PlanInputs& x) {
+        if (f > 1) x = loose;  // a looser SLA can bring a floor within reach
         scale_sla(x.pools, f);
         scale_sla(x.baseline_pools, f);
       });
@@ -294,23 +351,37 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
   // The re-solves are independent and the solver keeps no shared state, so they run
   // concurrently; results are collected in the order above, so the output does not depend on
   // scheduling.
-  // The base the cases compare with is the unchanged (pruned) inputs solved the same way; it
-  // runs alongside them, and the comparisons are made once everything is back.
-  auto base_job = std::async(std::launch::async, [&in] { return solve(in); });
-  std::vector<std::future<SensitivityCase>> jobs;
-  jobs.reserve(changes.size());
-  for (const auto& c : changes) {
-    jobs.push_back(
-        std::async(std::launch::async, [&c] { return run_case(c.inputs, c.param, c.factor); }));
+  // The base the cases compare with is the unchanged (pruned) inputs solved the same way. The
+  // re-solves start first and run alongside it (the solver keeps no shared state); price cases
+  // are then re-priced from the base where that is exact; comparisons are made at the end.
+  std::vector<std::optional<std::future<SensitivityCase>>> jobs(changes.size());
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Change& c = changes[i];
+    if (c.param == SensitivityParam::electricity || c.param == SensitivityParam::device_prices)
+      continue;
+    jobs[i] =
+        std::async(std::launch::async, [&c] { return run_case(c.inputs, c.param, c.factor); });
+  }
+  const auto analytic = solve(in);
+  if (analytic && analytic->feasible) {
+    s.base_feasible = true;
+    s.base_choice = fleet_key(analytic->recommended);
+    s.base_tco_usd = analytic->recommended.cost.tco_usd;
+  }
+  for (size_t i = 0; i < changes.size(); ++i) {
+    if (jobs[i]) continue;
+    const Change& c = changes[i];
+    std::optional<SensitivityCase> r;
+    if (analytic && analytic->feasible)
+      r = reprice_case(c.inputs, in, *analytic, c.param, c.factor);
+    if (!r) r = run_case(c.inputs, c.param, c.factor);
+    std::promise<SensitivityCase> done;
+    done.set_value(std::move(*r));
+    jobs[i] = done.get_future();
   }
   if (base.feasible) break_evens(in, base, s);
-  if (auto b = base_job.get(); b && b->feasible) {
-    s.base_feasible = true;
-    s.base_choice = fleet_key(b->recommended);
-    s.base_tco_usd = b->recommended.cost.tco_usd;
-  }
   for (auto& j : jobs) {
-    SensitivityCase c = j.get();
+    SensitivityCase c = j->get();
     if (c.feasible) {
       c.tco_change = s.base_tco_usd > 0 ? c.tco_usd / s.base_tco_usd - 1 : 0;
       c.same_choice = c.choice == s.base_choice;
