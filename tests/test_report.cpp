@@ -192,6 +192,23 @@ TEST_CASE("report document model: sections, and money that matches the solver", 
         Approx(part.cost.tco_usd).epsilon(1e-9));
   CHECK(row[static_cast<size_t>(tco->column("energy"))].value ==
         Approx(part.cost.energy_usd).epsilon(1e-9));
+  // Load against capacity: the scenario's rate in year 1, growing to the parts' final-year design
+  // load; the staged parts' capacities add up to the fleet's in the final year.
+  const Table* cap = find_table(d, "capacity");
+  REQUIRE(cap != nullptr);
+  const double g = s.in.constraints.load_growth_per_year;
+  const auto load = static_cast<size_t>(cap->column("load_qps"));
+  CHECK(cap->rows.front()[load].value ==
+        Approx(design_qps(s.in.pools.front().classes.front().rate)));
+  CHECK(cap->rows.back()[load].value == Approx(part.design_qps));
+  CHECK(
+      cap->rows.back()[load].value ==
+      Approx(cap->rows.front()[load].value * std::pow(1 + g, s.in.constraints.horizon_years - 1)));
+  double final_capacity = 0;
+  for (const auto& p : s.plan.recommended.parts)
+    final_capacity += p.replicas * p.max_qps_per_replica;
+  CHECK(cap->rows.back()[static_cast<size_t>(cap->column("capacity_qps"))].value ==
+        Approx(final_capacity));
   // In CNY every money column is converted at the book's rate.
   const Solved c = solve_example("staged-growth", Currency::cny);
   const Document dz = build_document(c.in, c.plan, options(Lang::zh));

@@ -87,6 +87,12 @@ std::vector<const CandidateRow*> tco_rows(const Ctx& c) {
 
 }  // namespace
 
+static double n_years(const std::vector<const CandidateRow*>& parts) {
+  size_t n = 0;
+  for (const CandidateRow* r : parts) n = std::max(n, r->years.size());
+  return static_cast<double>(n);
+}
+
 Section candidates_section(const Ctx& c) {
   Section s{"candidates", c.t(M::sec_candidates), {}};
   const Plan& plan = c.plan;
@@ -299,8 +305,9 @@ Section candidates_section(const Ctx& c) {
       double design = 0;
       if (const Pool* p = find_pool(c.in, pool); p != nullptr)
         for (const auto& k : p->classes) design += design_qps(k.rate);
-      if (design == 0)
-        for (const CandidateRow* r : parts) design = std::max(design, r->design_qps);
+      if (design == 0 && n_years(parts) > 0)
+        for (const CandidateRow* r : parts)
+          design = std::max(design, r->design_qps / std::pow(1 + g, n_years(parts) - 1.0));
       Series load{c.f(M::series_load, pool), {}, {}, {}, false};
       Series cap{c.f(M::series_capacity, pool), {}, {}, {}, true};
       std::vector<Series> per_part;
@@ -324,7 +331,8 @@ Section candidates_section(const Ctx& c) {
           per_part[i].x.push_back(static_cast<double>(y + 1));
           per_part[i].y.push_back(q);
         }
-        const double demand = design / std::pow(1 + g, static_cast<double>(n - 1 - y));
+        // The scenario's rates are the first year's; the load grows by g a year from there.
+        const double demand = design * std::pow(1 + g, static_cast<double>(y));
         t3.add({Cell::num(static_cast<double>(y + 1)), Cell::str(pool),
                 Cell::str(names.empty() ? "-" : names), Cell::num(devices), Cell::num(demand),
                 Cell::num(capq), Cell::none()});

@@ -399,8 +399,9 @@ Section provenance_section(const Ctx& c) {
   std::vector<std::string> items = {c.t(M::prov_method_model), c.t(M::prov_method_serving),
                                     c.t(M::prov_method_tco)};
   if (a.decode_median_error > 0 || a.prefill_median_error > 0)
-    items.push_back(c.f(M::prov_method_accuracy, c.pct(a.decode_median_error),
-                        c.pct(a.prefill_median_error), a.source));
+    items.push_back(c.f(M::prov_method_accuracy,
+                        fmt::format("{:.1f}%", a.decode_median_error * 100),
+                        fmt::format("{:.1f}%", a.prefill_median_error * 100), a.source));
   items.push_back(c.f(M::prov_method_verify, c.plan.candidates_verified));
   s.blocks.push_back(bullets(std::move(items)));
   return s;
