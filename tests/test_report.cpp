@@ -478,10 +478,18 @@ TEST_CASE("XLSX report: BOM and TCO as live formulas whose cached values recompu
   for (const auto& [ref, c] : cells)
     if (c.formula.rfind("SUM(K", 0) == 0) grand = c.value;
   CHECK(grand == Approx(s.plan.recommended.cost.capex_usd));
-  // Numbers are numbers: the unit price column holds no strings.
-  for (const auto& [ref, c] : cells)
-    if (ref[0] == 'E' && std::stoi(ref.substr(1)) >= 5 && !c.formula.empty())
-      CHECK_FALSE(c.is_string);
+  // Numbers are numbers: on every purchase row (a D*E formula in G) the count and the unit price
+  // are numeric cells, not text.
+  int purchase_rows = 0;
+  for (const auto& [ref, c] : cells) {
+    if (ref[0] != 'G' || c.formula.empty() || c.formula.rfind("SUM", 0) == 0) continue;
+    const std::string row = ref.substr(1);
+    ++purchase_rows;
+    CHECK_FALSE(cells.at("D" + row).is_string);
+    CHECK_FALSE(cells.at("E" + row).is_string);
+    CHECK(cells.at("E" + row).value > 0);
+  }
+  CHECK(purchase_rows == static_cast<int>(find_table(d, "bom")->rows.size()));
   // The TCO sheet's energy cells multiply kWh by the price per kWh.
   const auto cand = sheet_cells(run_cmd("unzip -p " + path + " xl/worksheets/sheet3.xml"));
   int energy = 0;
