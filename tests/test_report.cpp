@@ -572,3 +572,30 @@ TEST_CASE("report command: format by extension, language and currency, clear err
   run_cmd(cli + "report " + spec + " -o /nonexistent-dir/r.pdf --no-sensitivity 2>&1", &rc);
   CHECK(rc == 4);
 }
+
+TEST_CASE("report of an infeasible plan: says why and what would fix it, in every format",
+          "[report]") {
+  spec::Diagnostics d;
+  auto sc = spec::load_scenario(kData + "/examples/support-bot.yaml", kData, d);
+  REQUIRE(sc);
+  auto in = spec::to_plan_inputs(*sc, test::project_catalog().catalog, d);
+  REQUIRE(in);
+  in->constraints.capex_budget_usd = 100;  // below the price of one server
+  auto plan = solve(*in);
+  REQUIRE(plan);
+  REQUIRE_FALSE(plan->feasible);
+  ReportOptions o = options(Lang::en);
+  o.run_sensitivity = false;
+  const Document doc = build_document(*in, *plan, o);
+  REQUIRE(doc.sections.size() == 8);
+  REQUIRE_FALSE(doc.sections[0].blocks.empty());
+  CHECK(doc.sections[0].blocks[0].text.rfind("No fleet meets every constraint: ", 0) == 0);
+  CHECK(doc.sections[0].blocks[0].text.find(plan->infeasible_reason) != std::string::npos);
+  CHECK(find_table(doc, "bom") == nullptr);  // nothing to buy
+  for (const char* ext : {".md", ".html", ".pdf", ".xlsx"}) {
+    const std::string path = std::string("/tmp/infercap-test-infeasible") + ext;
+    INFO(ext);
+    CHECK(render_to_path(doc, path));
+    std::remove(path.c_str());
+  }
+}
