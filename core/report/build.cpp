@@ -32,12 +32,14 @@ std::string Ctx::money_s(double usd) const {
     const std::string unit = cur() == Currency::cny ? "元" : "美元";
     if (a >= 1e8) return fmt::format("{:.2f} 亿{}", v / 1e8, unit);
     if (a >= 1e4) return fmt::format("{:.1f} 万{}", v / 1e4, unit);
+    if (a < 1) return fmt::format("{:.3g} {}", v, unit);  // per-request amounts
     if (a < 100) return fmt::format("{:.2f} {}", v, unit);
     return grouped(v) + " " + unit;
   }
   const std::string code = cur() == Currency::cny ? "CNY" : "USD";
   if (a >= 1e6) return fmt::format("{} {:.2f} M", code, v / 1e6);
   if (a >= 100) return code + " " + grouped(v);
+  if (a < 1) return fmt::format("{} {:.3g}", code, v);  // per-request amounts
   return fmt::format("{} {:.2f}", code, v);
 }
 
