@@ -283,9 +283,10 @@ bool field_matches(const std::string& pattern, const std::string& key) {
 }
 
 const SourceRef* source_for(const std::vector<SourceRef>& srcs, const std::string& key) {
-  for (const auto& s : srcs)
+  for (const auto& s : srcs) {
     for (const auto& f : s.fields)
       if (field_matches(f, key)) return &s;
+  }
   return nullptr;
 }
 
@@ -455,10 +456,11 @@ Section requirement_section(const Ctx& c) {
   src.columns = {
       col("ref", c.t(M::h_ref), ColType::text), col("source", c.t(M::h_source), ColType::text),
       col("date", c.t(M::h_date), ColType::text), col("note", c.t(M::h_note), ColType::text)};
-  for (size_t i = 0; i < cited.size(); ++i)
+  for (size_t i = 0; i < cited.size(); ++i) {
     src.add({Cell::str(fmt::format("[{}]", i + 1)), Cell::str(cited[i]->ref),
              Cell::str(cited[i]->date),
              cited[i]->note.empty() ? Cell::none() : Cell::str(cited[i]->note)});
+  }
   s.blocks.push_back(table_block(std::move(src)));
   return s;
 }
@@ -470,9 +472,10 @@ Document build_document(const PlanInputs& in, const Plan& plan, const ReportOpti
   Ctx c{in, plan, opt, {}, false, {}};
   if (opt.run_sensitivity) {
     SensitivityOptions so = opt.sensitivity;
-    if (so.model_error_fraction == 0)
+    if (so.model_error_fraction == 0) {
       so.model_error_fraction =
           std::max(opt.accuracy.decode_median_error, opt.accuracy.prefill_median_error);
+    }
     c.sens = sensitivity(in, plan, so);
     c.has_sens = true;
   }

@@ -295,9 +295,10 @@ Section candidates_section(const Ctx& c) {
     // Parts of one pool (staged purchases, base + burst buffer) share its load: capacity is
     // their sum, and the load is the pool's design load of that year.
     std::vector<std::string> pools;
-    for (const auto& part : plan.recommended.parts)
+    for (const auto& part : plan.recommended.parts) {
       if (std::find(pools.begin(), pools.end(), part.pool) == pools.end())
         pools.push_back(part.pool);
+    }
     for (const auto& pool : pools) {
       std::vector<const CandidateRow*> parts;
       for (const auto& part : plan.recommended.parts)
@@ -305,12 +306,14 @@ Section candidates_section(const Ctx& c) {
       double design = 0;
       if (const Pool* p = find_pool(c.in, pool); p != nullptr)
         for (const auto& k : p->classes) design += design_qps(k.rate);
-      if (design == 0 && n_years(parts) > 0)
+      if (design == 0 && n_years(parts) > 0) {
         for (const CandidateRow* r : parts)
           design = std::max(design, r->design_qps / std::pow(1 + g, n_years(parts) - 1.0));
+      }
       Series load{c.f(M::series_load, pool), {}, {}, {}, false};
       Series cap{c.f(M::series_capacity, pool), {}, {}, {}, true};
       std::vector<Series> per_part;
+      per_part.reserve(parts.size());
       for (const CandidateRow* r : parts)
         per_part.push_back(Series{c.f(M::series_capacity, candidate_key(*r)), {}, {}, {}, false});
       size_t n = 0;
@@ -325,9 +328,10 @@ Section candidates_section(const Ctx& c) {
           const double q = replicas * r.max_qps_per_replica;
           devices += fy.devices;
           capq += q;
-          if (fy.devices > 0)
+          if (fy.devices > 0) {
             names += (names.empty() ? "" : c.t(M::list_sep)) +
                      fmt::format("{:g} × {}", fy.devices, r.hardware);
+          }
           per_part[i].x.push_back(static_cast<double>(y + 1));
           per_part[i].y.push_back(q);
         }

@@ -208,9 +208,10 @@ Section risks_section(const Ctx& c) {
 namespace {
 
 std::string hf_id(const ModelSpec* m, const std::string& fallback) {
-  if (m != nullptr)
+  if (m != nullptr) {
     for (const auto& a : m->aliases)
       if (a.find('/') != std::string::npos) return a;
+  }
   return fallback;
 }
 
@@ -240,13 +241,14 @@ Section poc_section(const Ctx& c) {
     const KneeResult* k = i < c.knees.size() && c.knees[i] ? &*c.knees[i] : nullptr;
     rows.push_back({&c.plan.recommended.parts[i], k});
   }
-  if (!c.plan.pools.empty())
+  if (!c.plan.pools.empty()) {
     if (const CandidateRow* ru = runner_up(c.plan, c.plan.pools.front()); ru != nullptr) {
       const bool seen = std::any_of(rows.begin(), rows.end(), [&](const auto& x) {
         return x.first->pool == ru->pool && candidate_key(*x.first) == candidate_key(*ru);
       });
       if (!seen) rows.push_back({ru, nullptr});
     }
+  }
   for (const auto& [r, knee] : rows) {
     const ModelSpec* m = find_model(c.in, r->model);
     const Pool* pool = find_pool(c.in, r->pool);
@@ -338,9 +340,10 @@ Section poc_section(const Ctx& c) {
                    col("tpot_p99_s", c.t(M::h_tpot_p99), ColType::number, 4),
                    col("e2e_p99_s", c.t(M::h_e2e_p99), ColType::number, 2)};
       for (int b : {1, 8, 16, 32}) {
-        if (const KneePoint* p = point_at(*knee, b); p != nullptr)
+        if (const KneePoint* p = point_at(*knee, b); p != nullptr) {
           t.add({Cell::num(b), Cell::num(p->output_tokens_per_s), Cell::num(p->p99_ttft_s),
                  Cell::num(p->p99_tpot_s), Cell::num(p->p99_e2e_s)});
+        }
       }
       s.blocks.push_back(table_block(std::move(t)));
     } else {
@@ -389,19 +392,21 @@ Section provenance_section(const Ctx& c) {
       table("src-hw-" + h->name, c.f(M::prov_hardware, h->name), h->sources);
     if (const ModelSpec* m = find_model(c.in, r->model); m && once("model:" + m->name))
       table("src-model-" + m->name, c.f(M::prov_model, m->name), m->sources);
-    for (const auto& st : c.in.space.stacks)
+    for (const auto& st : c.in.space.stacks) {
       if (st.name == r->stack && once("stack:" + st.name))
         table("src-stack-" + st.name, c.f(M::prov_stack, st.name), st.sources);
+    }
   }
   table("src-prices", c.f(M::prov_prices, c.in.prices.name), c.in.prices.sources);
   s.blocks.push_back(subheading(c.t(M::prov_method)));
   const ModelAccuracy& a = c.opt.accuracy;
   std::vector<std::string> items = {c.t(M::prov_method_model), c.t(M::prov_method_serving),
                                     c.t(M::prov_method_tco)};
-  if (a.decode_median_error > 0 || a.prefill_median_error > 0)
+  if (a.decode_median_error > 0 || a.prefill_median_error > 0) {
     items.push_back(c.f(M::prov_method_accuracy,
                         fmt::format("{:.1f}%", a.decode_median_error * 100),
                         fmt::format("{:.1f}%", a.prefill_median_error * 100), a.source));
+  }
   items.push_back(c.f(M::prov_method_verify, c.plan.candidates_verified));
   s.blocks.push_back(bullets(std::move(items)));
   return s;

@@ -156,9 +156,10 @@ std::string dump(const Document& d) {
         const Table& t = b.table;
         o += fmt::format(" {} ({} rows): {}\n", t.id, t.rows.size(), t.caption);
         o += "  |";
-        for (const auto& c : t.columns)
+        for (const auto& c : t.columns) {
           o += " " + c.id + (c.formula.empty() ? "" : "=" + c.formula) + (c.sum ? "[sum]" : "") +
                " |";
+        }
         o += "\n";
         for (const auto& r : t.rows) {
           o += "  |";

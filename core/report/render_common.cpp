@@ -116,11 +116,12 @@ std::vector<double> ticks(Range& r, int target, double min_step = 0) {
   const double raw = (r.hi - r.lo) / std::max(1, target);
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
   double step = mag;
-  for (double m : {1.0, 2.0, 5.0, 10.0})
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
     if (m * mag >= raw) {
       step = m * mag;
       break;
     }
+  }
   step = std::max(step, min_step);
   r.lo = std::floor(r.lo / step) * step;
   r.hi = std::ceil(r.hi / step) * step;
@@ -205,9 +206,10 @@ void draw_chart(Canvas& cv, const Chart& ch, double w, double h, Lang lang) {
       const Series& se = ch.series[s];
       const Rgb col = palette(s);
       std::vector<std::pair<double, double>> pts;
-      for (size_t i = 0; i < se.y.size() && i < se.x.size(); ++i)
+      for (size_t i = 0; i < se.y.size() && i < se.x.size(); ++i) {
         if (std::isfinite(se.x[i]) && std::isfinite(se.y[i]))
           pts.emplace_back(X(se.x[i]), Y(se.y[i]));
+      }
       if (ch.kind == ChartKind::line || se.highlight) {
         if (pts.size() > 1) cv.polyline(pts, col, se.highlight ? 1.8 : 1.2);
       }

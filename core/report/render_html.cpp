@@ -114,10 +114,11 @@ void table_html(std::string& o, const Table& t) {
   }
   if (t.total_row) {
     o += "<tr class=\"total\">";
-    for (size_t i = 0; i < t.columns.size(); ++i)
+    for (size_t i = 0; i < t.columns.size(); ++i) {
       o += (i == 0 ? "<td>" + html_escape(t.total_label)
                    : "<td class=\"n\">" + html_escape(detail::total_text(t, i))) +
            "</td>";
+    }
     o += "</tr>";
   }
   o += "</tbody></table>\n";

@@ -148,8 +148,12 @@ std::string render_markdown(const Document& d) {
             longest = std::max(longest, run);
           }
           const std::string fence(std::max<size_t>(3, longest + 1), '`');
-          o += fence + "sh\n" + b.text + (b.text.empty() || b.text.back() != '\n' ? "\n" : "") +
-               fence + "\n\n";
+          o += fence;
+          o += "sh\n";
+          o += b.text;
+          if (b.text.empty() || b.text.back() != '\n') o += "\n";
+          o += fence;
+          o += "\n\n";
           break;
         }
         case BlockKind::table:

@@ -391,9 +391,10 @@ class Layout {
       }
       if (smin <= kWidth || size <= 5.5) {
         const double extra = std::max(0.0, kWidth - smin);
-        for (size_t c = 0; c < nc; ++c)
+        for (size_t c = 0; c < nc; ++c) {
           w[c] = snat > smin ? mn[c] + extra * (nat[c] - mn[c]) / (snat - smin)
                              : kWidth / static_cast<double>(nc);
+        }
         if (smin > kWidth)
           for (auto& x : w) x *= kWidth / smin;
         break;

@@ -152,9 +152,10 @@ class Writer {
 
   void table(const Table& t) {
     if (!t.caption.empty()) line(t.caption, italic_);
-    for (size_t c = 0; c < t.columns.size(); ++c)
+    for (size_t c = 0; c < t.columns.size(); ++c) {
       worksheet_write_string(ws_, row_, static_cast<lxw_col_t>(c), t.columns[c].header.c_str(),
                              head_);
+    }
     worksheet_set_row(ws_, row_, 45, nullptr);
     ++row_;
     const lxw_row_t first = row_;
@@ -208,15 +209,17 @@ class Writer {
     size_t rows = 0;
     if (bars) {
       worksheet_write_string(ws_, head, 0, ch.x_label.c_str(), head_);
-      for (size_t k = 0; k < ch.categories.size(); ++k)
+      for (size_t k = 0; k < ch.categories.size(); ++k) {
         worksheet_write_string(ws_, head + 1 + static_cast<lxw_row_t>(k), 0,
                                ch.categories[k].c_str(), nullptr);
+      }
       for (size_t s = 0; s < ch.series.size(); ++s) {
         const auto col = static_cast<lxw_col_t>(s + 1);
         worksheet_write_string(ws_, head, col, ch.series[s].name.c_str(), head_);
-        for (size_t k = 0; k < ch.series[s].y.size(); ++k)
+        for (size_t k = 0; k < ch.series[s].y.size(); ++k) {
           worksheet_write_number(ws_, head + 1 + static_cast<lxw_row_t>(k), col, ch.series[s].y[k],
                                  nullptr);
+        }
       }
       rows = ch.categories.size();
       for (size_t s = 0; s < ch.series.size() && rows > 0; ++s) {

@@ -222,10 +222,9 @@ void break_evens(const PlanInputs& in, const Plan& base, Sensitivity& s) {
     double design = 0;
     for (const auto& c : pool->classes) design += design_qps(c.rate);
     auto diff = [&](double f) {
-      PlanInputs x = in;
       Pool p = *pool;
       for (auto& c : p.classes) c = scale_rate(c, f);
-      return eb.tco(x, p) - ea.tco(x, p);
+      return eb.tco(in, p) - ea.tco(in, p);
     };
     if (auto at = crossing(diff, 1.0, 0.1, 10.0, 12)) {
       b.found = true;
@@ -322,12 +321,14 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
       scale_pools(x.baseline_pools, f);
     });
   }
-  for (double f : {1 - opt.electricity_swing, 1 + opt.electricity_swing})
+  for (double f : {1 - opt.electricity_swing, 1 + opt.electricity_swing}) {
     add(SensitivityParam::electricity, f,
         [f](PlanInputs& x) { x.prices.electricity_usd_per_kwh *= f; });
-  for (double f : {1 - opt.device_price_swing, 1 + opt.device_price_swing})
+  }
+  for (double f : {1 - opt.device_price_swing, 1 + opt.device_price_swing}) {
     add(SensitivityParam::device_prices, f,
         [f](PlanInputs& x) { scale_device_prices(x.prices, f); });
+  }
   if (opt.sla_half_double) {
     for (double f : {0.5, 2.0}) {
       add(SensitivityParam::sla, f, [f, &loose](PlanInputs& x) {
