@@ -592,6 +592,15 @@ TEST_CASE("report of an infeasible plan: says why and what would fix it, in ever
   CHECK(doc.sections[0].blocks[0].text.rfind("No fleet meets every constraint: ", 0) == 0);
   CHECK(doc.sections[0].blocks[0].text.find(plan->infeasible_reason) != std::string::npos);
   CHECK(find_table(doc, "bom") == nullptr);  // nothing to buy
+  // In Chinese the reason is said in Chinese from the nearest candidate; the solver is quoted.
+  const Document zh = build_document(*in, *plan, [] {
+    ReportOptions z = options(Lang::zh);
+    z.run_sensitivity = false;
+    return z;
+  }());
+  CHECK(zh.sections[0].blocks[0].text.rfind("没有机群能满足全部约束。最接近可行的候选是 ", 0) == 0);
+  REQUIRE(zh.sections[0].blocks.size() >= 3);
+  CHECK(zh.sections[0].blocks[2].items.front() == plan->infeasible_reason);
   for (const char* ext : {".md", ".html", ".pdf", ".xlsx"}) {
     const std::string path = std::string("/tmp/infercap-test-infeasible") + ext;
     INFO(ext);

@@ -99,6 +99,15 @@ std::vector<const CandidateRow*> Ctx::detailed() const {
   return out;
 }
 
+std::string Ctx::fleet_label(const FleetChoice& fleet, bool recommended, size_t i) const {
+  if (opt.lang == Lang::en) return fleet.label;
+  // The solver's labels are English; name the fleet by its parts instead.
+  std::string parts;
+  for (const auto& p : fleet.parts)
+    parts += (parts.empty() ? "" : t(M::list_sep)) + fmt::format("{} × {}", p.devices, p.hardware);
+  return recommended ? f(M::fleet_recommended, parts) : f(M::fleet_alternative, i + 1, parts);
+}
+
 std::string Ctx::label(const CandidateRow& r) const {
   return candidate_key(r) + " (" + r.pool + ")";
 }
@@ -227,8 +236,32 @@ Section summary_section(const Ctx& c) {
   Section s{"summary", c.t(M::sec_summary), {}};
   const Plan& plan = c.plan;
   if (!plan.feasible) {
-    s.blocks.push_back(paragraph(c.f(M::sum_infeasible, plan.infeasible_reason)));
-    if (!plan.suggestions.empty()) s.blocks.push_back(bullets(plan.suggestions));
+    if (c.opt.lang == Lang::en) {
+      s.blocks.push_back(paragraph(c.f(M::sum_infeasible, plan.infeasible_reason)));
+      if (!plan.suggestions.empty()) s.blocks.push_back(bullets(plan.suggestions));
+      return s;
+    }
+    // The solver writes its reasons in English: say the same in the report's language from the
+    // nearest rejected candidate, then quote the solver.
+    const CandidateRow* near = nullptr;
+    for (const auto& p : plan.pools) {
+      for (const auto& r : p.rejected) {
+        const Constraint* b = r.binding_constraint();
+        if (b != nullptr && (near == nullptr || b->margin > near->binding_constraint()->margin))
+          near = &r;
+      }
+    }
+    std::string text = c.t(M::sum_infeasible_short);
+    if (near != nullptr) {
+      const Constraint* b = near->binding_constraint();
+      text += c.f(M::sum_nearest, near->hardware, near->precision, near->tp,
+                  c.t(constraint_msg(b->name)), c.pct(std::fabs(b->margin)));
+    }
+    s.blocks.push_back(paragraph(text));
+    s.blocks.push_back(paragraph(c.t(M::sum_solver_words)));
+    std::vector<std::string> quoted = {plan.infeasible_reason};
+    quoted.insert(quoted.end(), plan.suggestions.begin(), plan.suggestions.end());
+    s.blocks.push_back(bullets(std::move(quoted)));
     return s;
   }
   const FleetChoice& r = plan.recommended;
@@ -248,7 +281,8 @@ Section summary_section(const Ctx& c) {
                              feasible, plan.candidates_evaluated) +
                          why;
   s.blocks.push_back(paragraph(s1 + c.t(M::sentence_sep) + s2 + c.t(M::sentence_sep) + s3));
-  if (!r.note.empty()) s.blocks.push_back(paragraph(r.note));
+  // The solver's note is English (the BOM and the alternatives below carry the same facts).
+  if (!r.note.empty() && c.opt.lang == Lang::en) s.blocks.push_back(paragraph(r.note));
   if (!plan.pools.empty()) {
     const PoolResult& p0 = plan.pools.front();
     if (const CandidateRow* ru = runner_up(plan, p0); ru != nullptr && !p0.ranked.empty()) {
@@ -261,8 +295,9 @@ Section summary_section(const Ctx& c) {
       s.blocks.push_back(paragraph(c.t(M::sum_no_runner_up)));
     }
   }
-  for (const auto& a : plan.alternatives) {
-    s.blocks.push_back(paragraph(c.f(M::sum_alternative, a.label, a.devices,
+  for (size_t i = 0; i < plan.alternatives.size(); ++i) {
+    const FleetChoice& a = plan.alternatives[i];
+    s.blocks.push_back(paragraph(c.f(M::sum_alternative, c.fleet_label(a, false, i), a.devices,
                                      c.money_s(a.cost.tco_usd), c.money_s(r.cost.tco_usd))));
   }
   if (r.cost.estimate) s.blocks.push_back(paragraph(c.t(M::sum_estimates)));

@@ -146,12 +146,13 @@ Section candidates_section(const Ctx& c) {
                  col("servers", c.t(M::h_servers), ColType::integer),
                  col("capex", c.f(M::h_capex, c.cur_code()), ColType::money, 0),
                  col("tco", c.f(M::h_tco, c.cur_code()), ColType::money, 0)};
-    auto add = [&](const FleetChoice& f) {
-      t.add({Cell::str(f.label), Cell::num(f.devices), Cell::num(f.servers),
-             Cell::num(c.money(f.cost.capex_usd)), Cell::num(c.money(f.cost.tco_usd))});
+    auto add = [&](const FleetChoice& f, bool recommended, size_t i) {
+      t.add({Cell::str(c.fleet_label(f, recommended, i)), Cell::num(f.devices),
+             Cell::num(f.servers), Cell::num(c.money(f.cost.capex_usd)),
+             Cell::num(c.money(f.cost.tco_usd))});
     };
-    if (plan.feasible) add(plan.recommended);
-    for (const auto& a : plan.alternatives) add(a);
+    if (plan.feasible) add(plan.recommended, true, 0);
+    for (size_t i = 0; i < plan.alternatives.size(); ++i) add(plan.alternatives[i], false, i);
     s.blocks.push_back(table_block(std::move(t)));
   }
   const auto rows = tco_rows(c);

@@ -41,6 +41,8 @@ struct Ctx {
   /// Every row the report details: the recommended parts, then each pool's finalists, once.
   std::vector<const CandidateRow*> detailed() const;
   std::string label(const CandidateRow& r) const;  ///< "h100-sxm fp8 vllm TP1 (chat)"
+  /// The solver's fleet label in English; in Chinese, the fleet named by its parts.
+  std::string fleet_label(const FleetChoice& f, bool recommended, size_t i) const;
 };
 
 Block paragraph(std::string s);

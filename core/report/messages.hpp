@@ -90,6 +90,11 @@ namespace infercap::report {
   X(eco_npu) \
   X(estimate_tag) \
   X(fleet_part) \
+  X(fleet_recommended) \
+  X(fleet_alternative) \
+  X(sum_infeasible_short) \
+  X(sum_nearest) \
+  X(sum_solver_words) \
   X(footer) \
   X(h_arrival) \
   X(h_assumption) \
