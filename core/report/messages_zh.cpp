@@ -85,7 +85,7 @@ const MessageEntry kMessagesZh[] = {
     {M::eco_gpu, "成熟：CUDA、TensorRT 和 vLLM 无需适配即可运行公开模型（文章 004）。"},
     {M::eco_npu, "厂商 SDK：算子覆盖落后于 CUDA，主流推理框架需要厂商的适配版本；自定义算子可能需要重写（文章 004：原以为半天完成的迁移花了两周）。"},
     {M::estimate_tag, "（估计值）"},
-    {M::fleet_part, "{0} 张 {1}（{2}，{3}，TP{4}）用于 {5}"},
+    {M::fleet_part, "{0} × {1}（{2}，{3}，TP{4}）用于 {5}"},
     {M::fleet_recommended, "推荐方案（{}）"},
     {M::fleet_alternative, "备选方案 {0}（{1}）"},
     {M::sum_infeasible_short, "没有机群能满足全部约束。"},
