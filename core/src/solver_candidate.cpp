@@ -1,0 +1,236 @@
+// One candidate deployment: does it run, fit in memory and meet the SLA, and what does its fleet
+// cost against the budget and site caps. Sizing itself is solver_sizing.cpp.
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "solver_internal.hpp"
+
+namespace infercap::plan_detail {
+
+Result<Engine> make_engine(const PlanInputs& in, const ModelSpec& model, const HardwareSpec& hw,
+                           const StackSpec& stack, const PrecisionChoice& prec, int tp,
+                           int max_seqs, double longest) {
+  Deployment dep;
+  dep.precision = prec.precision;
+  dep.tp = tp;
+  auto perf = PerfModel::create(model, hw, stack, dep);
+  if (!perf) return perf.error();
+  Engine e;
+  e.perf = std::make_unique<PerfModel>(std::move(*perf));
+  e.cfg = in.serving;
+  e.cfg.max_seqs = max_seqs;
+  if (e.cfg.max_context_tokens == 0) e.cfg.max_context_tokens = static_cast<int64_t>(longest);
+  e.step = std::make_unique<PerfStepModel>(*e.perf, static_cast<double>(e.cfg.max_batched_tokens));
+  return e;
+}
+
+void budget_constraints(const PlanInputs& in, const HardwareSpec& hw, CandidateRow& r) {
+  const Constraints& k = in.constraints;
+  const int horizon = std::max(1, k.horizon_years);
+  if (!r.priced) {
+    add(r, "priced", false, -1,
+        fmt::format("price book '{}' has no price for '{}'", in.prices.name, hw.name),
+        fmt::format("add '{}' under prices.devices", hw.name));
+    return;
+  }
+  if (k.capex_budget_usd > 0) {
+    const double over = r.cost.capex_usd - k.capex_budget_usd;
+    add(r, "capex_budget", over <= 0, -over / k.capex_budget_usd,
+        over <= 0 ? fmt::format("capex {} within the {} budget", money(r.cost.capex_usd),
+                                money(k.capex_budget_usd))
+                  : fmt::format("capex {} exceeds the {} budget by {}", money(r.cost.capex_usd),
+                                money(k.capex_budget_usd), money(over)),
+        over <= 0 ? "" : fmt::format("add {} to the capex budget", money(over)));
+  }
+  if (k.annual_budget_usd > 0) {
+    const double annual = r.cost.tco_usd / horizon;
+    const double over = annual - k.annual_budget_usd;
+    add(r, "annual_budget", over <= 0, -over / k.annual_budget_usd,
+        over <= 0 ? fmt::format("{} a year within the {} annual budget", money(annual),
+                                money(k.annual_budget_usd))
+                  : fmt::format("{} a year exceeds the {} annual budget by {}", money(annual),
+                                money(k.annual_budget_usd), money(over)),
+        over <= 0 ? "" : fmt::format("add {} a year to the budget", money(over)));
+  }
+}
+
+void site_constraints(const PlanInputs& in, CandidateRow& r) {
+  const Constraints& k = in.constraints;
+  if (k.power_cap_w > 0) {
+    const double over = r.provisioned_w - k.power_cap_w;
+    add(r, "power", over <= 0, -over / k.power_cap_w,
+        fmt::format("nameplate IT power {:.1f} kW {} the {:.1f} kW site cap", r.provisioned_w / 1e3,
+                    over <= 0 ? "is within" : "exceeds", k.power_cap_w / 1e3),
+        over <= 0 ? "" : fmt::format("raise the power cap to {:.1f} kW", r.provisioned_w / 1e3));
+  }
+  if (k.rack_units > 0) {
+    const int over = r.rack_units - k.rack_units;
+    add(r, "rack", over <= 0, -static_cast<double>(over) / k.rack_units,
+        fmt::format("{} rack units {} the {} available", r.rack_units,
+                    over <= 0 ? "fit in" : "exceed", k.rack_units),
+        over <= 0 ? "" : fmt::format("free {} more rack units", over));
+  }
+}
+
+CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
+                      const HardwareSpec& hw, const StackSpec& stack, const PrecisionChoice& prec,
+                      int tp, int max_seqs, int extra_replicas, ServingResult* sim_out) {
+  CandidateRow r;
+  r.pool = pool.name;
+  r.model = model.name;
+  r.hardware = hw.name;
+  r.hw_class = hw.hw_class;
+  r.vendor = hw.vendor;
+  r.precision = prec.name;
+  r.stack = stack.name;
+  r.tp = tp;
+  r.max_seqs = max_seqs;
+
+  if (tp > hw.devices_per_server) {
+    add(r, "runs", false, -1,
+        fmt::format("TP {} needs {} devices in one server; a '{}' server holds {}", tp, tp, hw.name,
+                    hw.devices_per_server),
+        fmt::format("use TP <= {}", hw.devices_per_server));
+    finish_feasibility(r);
+    return r;
+  }
+  const double longest = pool_longest_tokens(pool);
+  auto eng = make_engine(in, model, hw, stack, prec, tp, max_seqs, longest);
+  if (!eng) {
+    add(r, "runs", false, -1, eng.error().message, "choose another precision, stack or TP");
+    finish_feasibility(r);
+    return r;
+  }
+  Engine& e = *eng;
+  // Memory: weights plus the KV cache of one longest sequence must fit on every device.
+  const MemoryReport one = e.perf->memory(1, longest, e.cfg.max_batched_tokens);
+  r.weights_bytes_per_device = one.weights_bytes;
+  r.memory_bytes_per_device = one.total_bytes;
+  {
+    const double margin =
+        one.capacity_bytes > 0 ? (one.capacity_bytes - one.total_bytes) / one.capacity_bytes : -1;
+    if (!one.fits) {
+      add(r, "memory", false, std::min(margin, -1e-9),
+          fmt::format("weights {} + KV cache {} for one {:.0f}-token sequence (+ {} activations "
+                      "and reserve) need {} per device; '{}' has {}",
+                      gib(one.weights_bytes), gib(one.kv_bytes), longest,
+                      gib(one.activation_bytes + one.reserve_bytes), gib(one.total_bytes), hw.name,
+                      gib(one.capacity_bytes)),
+          fmt::format("a device with at least {}, a smaller precision, or more TP",
+                      gib(one.total_bytes)));
+      finish_feasibility(r);
+      return r;
+    }
+    add(r, "memory", true, margin,
+        fmt::format(
+            "weights {} + KV for one {:.0f}-token sequence fit in {} ({} sequences at most)",
+            gib(one.weights_bytes), longest, gib(one.capacity_bytes),
+            e.perf->max_batch(longest, e.cfg.max_batched_tokens)));
+  }
+  auto mq = max_qps_within_sla(*e.step, e.cfg, pool.classes, kQpsRelTol);
+  if (!mq) {
+    add(r, "serving", false, -1, mq.error().message);
+    finish_feasibility(r);
+    return r;
+  }
+  if (mq->qps <= 0) {
+    // The SLA is below this candidate's physical floor: report the floor itself.
+    auto floor =
+        analyze(*e.step, e.cfg, pool.classes, std::max(1e-9, pool_design_qps(pool) * 1e-6));
+    std::string msg = fmt::format("cannot meet the SLA at any load ({})", mq->binding_metric);
+    std::string fix;
+    double margin = -1;
+    if (floor) {
+      for (size_t i = 0; i < floor->classes.size() && i < pool.classes.size(); ++i) {
+        const auto& cl = floor->classes[i];
+        const SlaTarget* t = sla_target(pool.classes[i].sla, cl.binding_metric);
+        if (t == nullptr || !t->set() || cl.binding_ratio <= 1) continue;
+        const double v = at_sla(cl, cl.binding_metric);
+        msg = fmt::format("{} P{:g} {} exceeds the {} SLA even at vanishing load ({})",
+                          metric_label(cl.binding_metric), t->percentile, seconds(v),
+                          seconds(t->limit_s), pool.classes[i].name);
+        fix = fmt::format("relax {} P{:g} to {}", metric_label(cl.binding_metric), t->percentile,
+                          seconds(v * 1.05));
+        margin = 1 - cl.binding_ratio;
+        break;
+      }
+    }
+    add(r, "sla", false, margin, msg, fix);
+    r.limited_by = mq->binding_metric;
+    finish_feasibility(r);
+    return r;
+  }
+  r.max_qps_per_replica = mq->qps;
+  r.limited_by = mq->binding_metric;
+  size_and_price(in, pool, hw, *e.step, e.cfg, r, extra_replicas);
+  {
+    // SLA slack at the design load on the working replicas.
+    const int working = std::max(1, r.replicas - in.constraints.redundancy);
+    const double per = r.design_qps / working;
+    add(r, "sla", true, 1 - per / r.max_qps_per_replica,
+        fmt::format("one replica carries {:.3g} req/s within the SLA ({} binds above it); {} "
+                    "replicas carry {:.3g} req/s at {:.3g} each",
+                    r.max_qps_per_replica, metric_label(r.limited_by), working, r.design_qps, per));
+  }
+  budget_constraints(in, hw, r);
+  site_constraints(in, r);
+  finish_feasibility(r);
+  if (sim_out != nullptr && r.feasible) {
+    SimOptions so;
+    so.seed = in.seed;
+    so.requests = in.verify_requests;
+    so.warmup_requests = std::max<int64_t>(100, in.verify_requests / 10);
+    const int working = std::max(1, r.replicas - in.constraints.redundancy);
+    so.total_qps = r.design_qps / working;
+    auto sim = simulate(*e.step, e.cfg, pool.classes, so);
+    if (sim) *sim_out = *sim;
+  }
+  return r;
+}
+
+}  // namespace infercap::plan_detail
+
+namespace infercap {
+
+using plan_detail::evaluate;
+using plan_detail::find_model;
+using plan_detail::make_engine;
+using plan_detail::pool_longest_tokens;
+
+CandidateRow evaluate_candidate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
+                                const HardwareSpec& hw, const StackSpec& stack,
+                                const PrecisionChoice& prec, int tp, int max_seqs) {
+  CandidateRow r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, 0, nullptr);
+  r.objective_value = r.cost.tco_usd;
+  return r;
+}
+
+Result<KneeResult> candidate_knee(const PlanInputs& in, const CandidateRow& row,
+                                  const KneeOptions& opt) {
+  const HardwareSpec* hw = nullptr;
+  for (const auto& h : in.space.hardware)
+    if (h.name == row.hardware) hw = &h;
+  const StackSpec* st = nullptr;
+  for (const auto& x : in.space.stacks)
+    if (x.name == row.stack) st = &x;
+  const Pool* pool = nullptr;
+  for (const auto& p : in.pools)
+    if (p.name == row.pool) pool = &p;
+  for (const auto& p : in.baseline_pools)
+    if (p.name == row.pool) pool = &p;
+  auto prec = precision_preset(row.precision);
+  const ModelSpec* model = find_model(in, row.model);
+  if (hw == nullptr || st == nullptr || pool == nullptr || !prec || model == nullptr ||
+      pool->classes.empty()) {
+    return Error{fmt::format("candidate {} {} {} is not part of these inputs", row.hardware,
+                             row.stack, row.precision)};
+  }
+  auto eng =
+      make_engine(in, *model, *hw, *st, *prec, row.tp, row.max_seqs, pool_longest_tokens(*pool));
+  if (!eng) return eng.error();
+  return batch_knee(*eng->step, eng->cfg, pool->classes.front(), opt);
+}
+}  // namespace infercap

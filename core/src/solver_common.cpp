@@ -1,0 +1,125 @@
+// Wording, pool aggregates and feasibility bookkeeping shared by the solver (solver_internal.hpp).
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "infercap/units.hpp"
+
+#include "solver_internal.hpp"
+
+namespace infercap::plan_detail {
+
+std::string gib(double bytes) {
+  return fmt::format("{:.1f} GiB", bytes / kGiB);
+}
+
+std::string money(double usd) {
+  const double a = std::fabs(usd);
+  if (a >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
+  if (a >= 1e3) return fmt::format("${:.0f}k", usd / 1e3);
+  return fmt::format("${:.0f}", usd);
+}
+
+std::string seconds(double s) {
+  if (s >= 1.0) return fmt::format("{:.3g} s", s);
+  return fmt::format("{:.3g} ms", s * 1e3);
+}
+
+std::string metric_label(const std::string& metric) {
+  if (metric == "ttft") return "TTFT";
+  if (metric == "tpot") return "TPOT";
+  if (metric == "e2e") return "end-to-end latency";
+  return metric;
+}
+
+const SlaTarget* sla_target(const Sla& sla, const std::string& metric) {
+  if (metric == "ttft") return &sla.ttft;
+  if (metric == "tpot") return &sla.tpot;
+  if (metric == "e2e") return &sla.e2e;
+  return nullptr;
+}
+
+double at_sla(const ClassLatency& c, const std::string& metric) {
+  if (metric == "ttft") return c.ttft_at_sla_s;
+  if (metric == "tpot") return c.tpot_at_sla_s;
+  if (metric == "e2e") return c.e2e_at_sla_s;
+  return 0;
+}
+
+double pool_design_qps(const Pool& p) {
+  double q = 0;
+  for (const auto& c : p.classes) q += design_qps(c.rate);
+  return q;
+}
+
+double pool_average_qps(const Pool& p) {
+  double q = 0;
+  for (const auto& c : p.classes) q += average_qps(c.rate);
+  return q;
+}
+
+// Output tokens per request, weighted by each class's share of the average load.
+double pool_mean_output(const Pool& p) {
+  double q = 0;
+  double t = 0;
+  for (const auto& c : p.classes) {
+    const double w = average_qps(c.rate);
+    q += w;
+    t += w * mean(c.output_tokens);
+  }
+  return q > 0 ? t / q : 0;
+}
+
+// The longest sequence the pool must hold: P99 prompt + P99 output of its longest class.
+double pool_longest_tokens(const Pool& p) {
+  double longest = 0;
+  for (const auto& c : p.classes) {
+    auto qp = quantile(c.prompt_tokens, 99);
+    auto qo = quantile(c.output_tokens, 99);
+    longest =
+        std::max(longest, (qp ? *qp : mean(c.prompt_tokens)) + (qo ? *qo : mean(c.output_tokens)));
+  }
+  return std::ceil(longest);
+}
+
+bool class_allowed(const std::vector<HwClass>& allowed, HwClass c) {
+  return allowed.empty() || std::find(allowed.begin(), allowed.end(), c) != allowed.end();
+}
+
+void add(CandidateRow& r, std::string name, bool ok, double margin, std::string message,
+         std::string fix) {
+  r.constraints.push_back({std::move(name), ok, margin, std::move(message), std::move(fix)});
+}
+
+void finish_feasibility(CandidateRow& r) {
+  r.feasible = true;
+  int worst = -1;
+  for (size_t i = 0; i < r.constraints.size(); ++i) {
+    const auto& c = r.constraints[i];
+    if (!c.ok) r.feasible = false;
+  }
+  // Binding: the most violated failed constraint, else the one with least slack.
+  for (size_t i = 0; i < r.constraints.size(); ++i) {
+    const auto& c = r.constraints[i];
+    if (!r.feasible && c.ok) continue;
+    if (worst < 0 || c.margin < r.constraints[static_cast<size_t>(worst)].margin)
+      worst = static_cast<int>(i);
+  }
+  r.binding = worst;
+}
+
+double device_power_w(const HardwareSpec& hw, double utilisation) {
+  const double idle = hw.idle_w > 0 ? hw.idle_w : kIdleFractionDefault * hw.tdp_w;
+  const double u = std::clamp(utilisation, 0.0, 1.0);
+  return idle + u * std::max(0.0, hw.tdp_w - idle);
+}
+
+const ModelSpec* find_model(const PlanInputs& in, const std::string& name) {
+  for (const auto& m : in.models)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+}  // namespace infercap::plan_detail

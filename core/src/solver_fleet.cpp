@@ -1,0 +1,143 @@
+// Fleets across pools: the chosen fleet and its totals, fleet-wide caps, and the words for a
+// pool no candidate satisfies.
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+
+#include "solver_internal.hpp"
+
+namespace infercap::plan_detail {
+
+FleetChoice make_choice(std::string label, std::vector<CandidateRow> parts, const PlanInputs& in) {
+  FleetChoice f;
+  f.label = std::move(label);
+  f.parts = std::move(parts);
+  f.feasible = !f.parts.empty();
+  std::vector<Footprint> fps;
+  for (const auto& p : f.parts) {
+    f.feasible = f.feasible && p.feasible;
+    f.devices += p.devices;
+    f.servers += p.servers;
+    f.power_w += p.power_w;
+    Footprint fp;
+    fp.hardware = p.hardware;
+    fp.role = p.pool;
+    fp.years = p.years;
+    fp.model_changes =
+        in.constraints.model_changes_per_year * std::max(1, in.constraints.horizon_years);
+    fps.push_back(fp);
+  }
+  // Priced together: porting is shared by family and volume tiers see the whole fleet.
+  auto c = price_fleet(fps, in.prices);
+  if (c) f.cost = *c;
+  return f;
+}
+
+// Fleet-level constraints on a multi-part choice (budgets, power, racks apply to the sum).
+void fleet_constraints(const PlanInputs& in, FleetChoice& f) {
+  const Constraints& k = in.constraints;
+  std::vector<std::string> bad;
+  if (k.capex_budget_usd > 0 && f.cost.capex_usd > k.capex_budget_usd &&
+      in.objective == Objective::min_tco) {
+    bad.push_back(fmt::format("capex {} exceeds the {} budget by {}", money(f.cost.capex_usd),
+                              money(k.capex_budget_usd),
+                              money(f.cost.capex_usd - k.capex_budget_usd)));
+  }
+  double prov = 0;
+  int ru = 0;
+  for (const auto& p : f.parts) {
+    prov += p.provisioned_w;
+    ru += p.rack_units;
+  }
+  if (k.power_cap_w > 0 && prov > k.power_cap_w) {
+    bad.push_back(fmt::format("nameplate power {:.1f} kW exceeds the {:.1f} kW cap", prov / 1e3,
+                              k.power_cap_w / 1e3));
+  }
+  if (k.rack_units > 0 && ru > k.rack_units)
+    bad.push_back(fmt::format("{} rack units exceed the {} available", ru, k.rack_units));
+  if (!bad.empty()) {
+    f.feasible = false;
+    for (const auto& b : bad) f.note += (f.note.empty() ? "" : "; ") + b;
+  }
+}
+
+// The best choice over pools: each pool's best, or (no mixing) the best common hardware.
+std::optional<FleetChoice> best_fleet(const PlanInputs& in, const std::vector<PoolResult>& pools,
+                                      const std::string& label) {
+  if (pools.empty()) return std::nullopt;
+  for (const auto& p : pools)
+    if (p.ranked.empty()) return std::nullopt;
+  if (in.space.allow_mixed || pools.size() == 1) {
+    std::vector<CandidateRow> parts;
+    parts.reserve(pools.size());
+    for (const auto& p : pools) parts.push_back(p.ranked.front());
+    return make_choice(label, parts, in);
+  }
+  std::optional<FleetChoice> best;
+  for (const auto& hw : in.space.hardware) {
+    std::vector<CandidateRow> parts;
+    for (const auto& p : pools) {
+      for (const auto& r : p.ranked) {
+        if (r.hardware == hw.name) {
+          parts.push_back(r);
+          break;
+        }
+      }
+    }
+    if (parts.size() != pools.size()) continue;
+    FleetChoice f = make_choice(label, parts, in);
+    if (!best || f.cost.tco_usd < best->cost.tco_usd) best = f;
+  }
+  return best;
+}
+
+// Suggestions for an infeasible pool: the closest rejected candidates' fixes by constraint.
+void explain_infeasible(const PoolResult& pr, Plan& plan) {
+  // Among rejected rows, the one that misses by the least, per constraint kind.
+  std::map<std::string, const CandidateRow*> nearest;
+  for (const auto& r : pr.rejected) {
+    const Constraint* b = r.binding_constraint();
+    if (b == nullptr) continue;
+    // A candidate failing only on money or site limits is nearer to feasible than one that
+    // does not run or fit; keep the least-missing per kind.
+    auto it = nearest.find(b->name);
+    if (it == nearest.end() || b->margin > it->second->binding_constraint()->margin)
+      nearest[b->name] = &r;
+  }
+  static const std::vector<std::string> order = {
+      "capex_budget",  "annual_budget", "power",  "rack",    "sla",
+      "simulated_sla", "memory",        "priced", "serving", "runs"};
+  // The nearest candidate overall (least miss), and one fix per constraint kind.
+  const CandidateRow* first = nullptr;
+  std::vector<std::string> fixes;
+  for (const auto& kind : order) {
+    auto it = nearest.find(kind);
+    if (it == nearest.end()) continue;
+    const CandidateRow& r = *it->second;
+    const Constraint& c = *r.binding_constraint();
+    if (first == nullptr || c.margin > first->binding_constraint()->margin) first = &r;
+    if (!c.fix.empty() && kind != "runs")
+      fixes.push_back(fmt::format("{} ({} {} TP{})", c.fix, r.hardware, r.precision, r.tp));
+    plan.suggestions.push_back(fmt::format("{} ({} {} TP{}, {}): {}{}", pr.pool.name, r.hardware,
+                                           r.precision, r.tp, r.stack, c.message,
+                                           c.fix.empty() ? "" : "; " + c.fix));
+  }
+  if (first != nullptr && plan.infeasible_reason.empty()) {
+    const Constraint& c = *first->binding_constraint();
+    std::string all;
+    for (size_t i = 0; i < fixes.size() && i < 3; ++i) all += (i == 0 ? "" : ", or ") + fixes[i];
+    plan.infeasible_reason = fmt::format(
+        "pool '{}': no candidate meets every constraint; the nearest, {} ({} TP{}), "
+        "fails '{}': {} (misses by {:.0f}%){}",
+        pr.pool.name, first->hardware, first->precision, first->tp, c.name, c.message,
+        -c.margin * 100, all.empty() ? "" : ". To make it feasible: " + all);
+  }
+  if (plan.infeasible_reason.empty()) {
+    plan.infeasible_reason =
+        fmt::format("pool '{}': no candidate in the search space", pr.pool.name);
+  }
+}
+
+}  // namespace infercap::plan_detail

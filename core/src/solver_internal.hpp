@@ -1,0 +1,112 @@
+#pragma once
+// Helpers shared by the solver's translation units. Not public. Each .cpp answers one question:
+//   solver_common.cpp     wording, pool aggregates, feasibility bookkeeping, inputs validation
+//   solver_candidate.cpp  one candidate: does it run, fit, meet the SLA; its constraints
+//   solver_sizing.cpp     one candidate's fleet year by year: replicas, power, energy, price
+//   solver_objective.cpp  ranking keys and objective-driven sizing (budget, power, rack caps)
+//   solver_pool.cpp       one pool: enumerate, size, rank, verify finalists, Pareto front
+//   solver_fleet.cpp      fleets across pools: the choice, its totals, fleet-wide caps, reasons
+//   solver_tiered.cpp     routing tiers and their all-on-one-model baseline
+//   solver_burst.cpp      a base pool for the mean load plus a burst buffer for the peak
+//   solver_staged.cpp     staged growth: year by year, buy what is cheapest for the shortfall
+//   solver.cpp            solve(): dispatch by fleet strategy
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infercap/perf.hpp"
+#include "infercap/serving.hpp"
+#include "infercap/solver.hpp"
+
+namespace infercap::plan_detail {
+
+constexpr double kHoursPerYear = 8760.0;
+constexpr double kSecondsPerYear = kHoursPerYear * 3600.0;
+// Idle power as a fraction of TDP when the datasheet is silent: a GPU with a model resident and
+// clocks parked draws 20-30% of TDP (nvidia-smi on L4/A10/H100 idles at 16-90 W of 72-700 W); a
+// server CPU socket idles near 30% of TDP. docs/plan.md.
+constexpr double kIdleFractionDefault = 0.3;
+constexpr int kDefaultRackUnits = 2;
+// Max QPS to 1%: sizing rounds replicas up anyway, and the bisection is most of a candidate's
+// evaluation time.
+constexpr double kQpsRelTol = 1e-2;
+
+// ---- wording (solver_common.cpp) --------------------------------------------------------------
+std::string gib(double bytes);
+std::string money(double usd);
+std::string seconds(double s);
+std::string metric_label(const std::string& metric);
+const SlaTarget* sla_target(const Sla& sla, const std::string& metric);
+/// The class's value of `metric` at its SLA percentile.
+double at_sla(const ClassLatency& c, const std::string& metric);
+
+// ---- pool aggregates (solver_common.cpp) ------------------------------------------------------
+double pool_design_qps(const Pool& p);
+double pool_average_qps(const Pool& p);
+/// Output tokens per request, weighted by each class's share of the average load.
+double pool_mean_output(const Pool& p);
+/// The longest sequence the pool must hold: P99 prompt + P99 output of its longest class.
+double pool_longest_tokens(const Pool& p);
+bool class_allowed(const std::vector<HwClass>& allowed, HwClass c);
+const ModelSpec* find_model(const PlanInputs& in, const std::string& name);
+
+// ---- feasibility bookkeeping (solver_common.cpp) ----------------------------------------------
+void add(CandidateRow& r, std::string name, bool ok, double margin, std::string message,
+         std::string fix = {});
+/// Sets feasible (every constraint ok) and binding (most violated, else least slack).
+void finish_feasibility(CandidateRow& r);
+/// Device power (W) at a busy fraction: idle + u * (TDP - idle).
+double device_power_w(const HardwareSpec& hw, double utilisation);
+
+// ---- one candidate (solver_candidate.cpp) -----------------------------------------------------
+// Everything a candidate's capacity needs, kept together so the verifier can rebuild it.
+// Heap-held so the step model's pointer to the PerfModel survives moves of the Engine.
+struct Engine {
+  std::unique_ptr<PerfModel> perf;
+  std::unique_ptr<PerfStepModel> step;
+  ServingConfig cfg;
+};
+Result<Engine> make_engine(const PlanInputs& in, const ModelSpec& model, const HardwareSpec& hw,
+                           const StackSpec& stack, const PrecisionChoice& prec, int tp,
+                           int max_seqs, double longest);
+/// Evaluates one candidate sized for the pool's design load plus `extra_replicas`; when
+/// `sim_out` is given and the row is feasible, runs the simulator at the design load.
+CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
+                      const HardwareSpec& hw, const StackSpec& stack, const PrecisionChoice& prec,
+                      int tp, int max_seqs, int extra_replicas, ServingResult* sim_out);
+
+// ---- sizing (solver_sizing.cpp) ---------------------------------------------------------------
+/// Sizes, powers and prices a candidate whose per-replica capacity is known.
+void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& hw,
+                    const StepModel& step, const ServingConfig& cfg, CandidateRow& r,
+                    int extra_replicas);
+
+// ---- objectives (solver_objective.cpp) --------------------------------------------------------
+/// True when `a` ranks before `b` under objective `o` (ties: lower P99 end-to-end latency).
+bool better(const CandidateRow& a, const CandidateRow& b, Objective o);
+/// Replicas the capex budget buys for this row; sets objective_value to the load they carry
+/// (redundancy excluded) and rejects the row when the budget buys no working replica.
+int budget_capacity(const PlanInputs& in, const HardwareSpec& hw, CandidateRow& r);
+
+// ---- one pool (solver_pool.cpp) ---------------------------------------------------------------
+PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
+                      int* evaluated, int* verified);
+
+// ---- fleets (solver_fleet.cpp) ----------------------------------------------------------------
+FleetChoice make_choice(std::string label, std::vector<CandidateRow> parts, const PlanInputs& in);
+/// Fleet-level constraints on a multi-part choice (budgets, power, racks apply to the sum).
+void fleet_constraints(const PlanInputs& in, FleetChoice& f);
+/// The best choice over pools: each pool's best, or (no mixing) the best common hardware.
+std::optional<FleetChoice> best_fleet(const PlanInputs& in, const std::vector<PoolResult>& pools,
+                                      const std::string& label);
+/// Suggestions for an infeasible pool: the closest rejected candidates' fixes by constraint.
+void explain_infeasible(const PoolResult& pr, Plan& plan);
+
+// ---- strategies -------------------------------------------------------------------------------
+/// Tiered: solves the baseline pools and adds their best fleet as an alternative.
+void solve_tiered_baseline(const PlanInputs& in, Plan& plan, int* evaluated, int* verified);
+void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified);
+void solve_staged(const PlanInputs& in, Plan& plan, int* evaluated, int* verified);
+
+}  // namespace infercap::plan_detail

@@ -1,0 +1,146 @@
+// One pool: enumerate the search space, evaluate and size every candidate, apply the
+// objective, rank, re-check the finalists with the simulator, and keep the Pareto front.
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "solver_internal.hpp"
+
+namespace infercap::plan_detail {
+
+struct Enumerated {
+  const HardwareSpec* hw;
+  const StackSpec* stack;
+  const PrecisionChoice* prec;
+  int tp;
+  int max_seqs;
+};
+
+PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
+                      int* evaluated, int* verified) {
+  PoolResult pr;
+  pr.pool = pool;
+  std::vector<CandidateRow> rows;
+  std::vector<Enumerated> keys;
+  for (const auto& hw : in.space.hardware) {
+    if (!class_allowed(pool.allowed_classes, hw.hw_class)) continue;
+    for (const auto& st : in.space.stacks) {
+      // A stack that does not run on this class is not a candidate (as TP beyond a server).
+      if (!st.for_class(hw.hw_class).supported) continue;
+      const auto cls = static_cast<size_t>(hw.hw_class);
+      if (cls < in.space.stack_per_class.size() && st.name != in.space.stack_per_class[cls])
+        continue;
+      for (const auto& pc : in.space.precisions) {
+        for (int tp : in.space.tp) {
+          // A replica lives in one server: larger TP is not a candidate, not a rejection.
+          if (tp > hw.devices_per_server) continue;
+          for (int ms : in.space.max_seqs) {
+            keys.push_back({&hw, &st, &pc, tp, ms});
+            rows.push_back(evaluate(in, pool, model, hw, st, pc, tp, ms, 0, nullptr));
+            ++*evaluated;
+          }
+        }
+      }
+    }
+  }
+  std::vector<int> base_extra(rows.size(), 0);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    auto& r = rows[i];
+    if (in.objective == Objective::max_qps_within_budget) {
+      if (r.feasible || r.max_qps_per_replica > 0) {
+        // Sized by the budget rather than the design load: budget constraints do not reject.
+        std::erase_if(r.constraints, [](const Constraint& c) { return c.name == "capex_budget"; });
+        finish_feasibility(r);
+        const int n = budget_capacity(in, *keys[i].hw, r);
+        if (r.feasible && n > r.replicas) {
+          // Size the row as the budget buys it, not as the design load needs it.
+          const double carried = r.objective_value;
+          base_extra[i] = n - r.replicas;
+          const Enumerated& k = keys[i];
+          r = evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, base_extra[i],
+                       nullptr);
+          std::erase_if(r.constraints,
+                        [](const Constraint& c) { return c.name == "capex_budget"; });
+          finish_feasibility(r);
+          r.objective_value = carried;
+        }
+      }
+    } else {
+      r.objective_value = r.cost.tco_usd;
+    }
+  }
+  // Rank, then verify the finalists with the simulator; a finalist the simulator fails gets one
+  // more replica at a time (at most 3) and is re-ranked.
+  auto rank = [&] {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].feasible) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return better(rows[a], rows[b], in.objective); });
+    return order;
+  };
+  std::vector<size_t> order = rank();
+  const size_t n_verify = std::min(order.size(), static_cast<size_t>(std::max(0, in.verify_top)));
+  for (size_t j = 0; j < n_verify; ++j) {
+    const size_t i = order[j];
+    const Enumerated& k = keys[i];
+    // The analytic path may be optimistic: add a quarter of the fleet (at least one replica)
+    // per failed simulator check, up to six times (about 3.8x the fleet).
+    int extra = base_extra[i];
+    for (int attempt = 0; attempt <= 6; ++attempt) {
+      ServingResult sim;
+      CandidateRow r =
+          evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, extra, &sim);
+      if (!r.feasible) {
+        rows[i] = r;
+        break;
+      }
+      r.objective_value = in.objective == Objective::max_qps_within_budget ? rows[i].objective_value
+                                                                           : r.cost.tco_usd;
+      r.verified = sim.requests_measured > 0;
+      r.sim_meets_sla = sim.meets_sla;
+      r.sim_ttft_p99_s = sim.all.ttft.p99_s;
+      r.sim_tpot_p99_s = sim.all.tpot.p99_s;
+      r.sim_e2e_p99_s = sim.all.e2e.p99_s;
+      rows[i] = r;
+      if (!r.verified || sim.meets_sla || in.objective == Objective::max_qps_within_budget) break;
+      if (attempt == 6) {
+        add(rows[i], "simulated_sla", false, -1,
+            fmt::format("the simulator misses the SLA even with {} extra replicas (P99 TTFT {}, "
+                        "TPOT {}{})",
+                        extra, seconds(sim.all.ttft.p99_s), seconds(sim.all.tpot.p99_s),
+                        sim.note.empty() ? "" : "; " + sim.note));
+        finish_feasibility(rows[i]);
+        break;
+      }
+      extra += std::max(1, r.replicas / 4);
+    }
+    ++*verified;
+  }
+  order = rank();
+  for (size_t j = 0; j < order.size(); ++j) {
+    rows[order[j]].rank = static_cast<int>(j) + 1;
+    pr.ranked.push_back(rows[order[j]]);
+  }
+  for (auto& r : rows)
+    if (!r.feasible) pr.rejected.push_back(r);
+  // Pareto front on (TCO, P99 end-to-end latency at the design load).
+  for (const auto& a : pr.ranked) {
+    bool dominated = false;
+    for (const auto& b : pr.ranked) {
+      if (b.cost.tco_usd <= a.cost.tco_usd && b.e2e_p99_s <= a.e2e_p99_s &&
+          (b.cost.tco_usd < a.cost.tco_usd || b.e2e_p99_s < a.e2e_p99_s)) {
+        dominated = true;
+        break;
+      }
+    }
+    if (!dominated) pr.pareto.push_back(a);
+  }
+  std::sort(pr.pareto.begin(), pr.pareto.end(), [](const CandidateRow& a, const CandidateRow& b) {
+    return a.cost.tco_usd < b.cost.tco_usd;
+  });
+  return pr;
+}
+
+}  // namespace infercap::plan_detail

@@ -1,0 +1,93 @@
+// Pool sizing for one candidate: replicas year by year (growth, N+k, whole CPU servers), the
+// latency at the design load, power at the average and design load, energy and its price.
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "solver_internal.hpp"
+
+namespace infercap::plan_detail {
+
+// Sizes, powers and prices a candidate whose per-replica capacity is known.
+void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& hw,
+                    const StepModel& step, const ServingConfig& cfg, CandidateRow& r,
+                    int extra_replicas) {
+  const Constraints& k = in.constraints;
+  const int horizon = std::max(1, k.horizon_years);
+  const double design0 = pool_design_qps(pool);
+  const double average0 = pool_average_qps(pool);
+  const double out_tokens = pool_mean_output(pool);
+  const DevicePricing* dp = in.prices.find(hw.name);
+  const double host_w = dp != nullptr ? dp->server_host_w : 0.0;
+  const int ru_per_server = dp != nullptr ? dp->rack_units_per_server : kDefaultRackUnits;
+  const int per_server = std::max(1, hw.devices_per_server / r.tp);
+
+  r.years.clear();
+  int replicas = 0;
+  double util_design = 0;
+  for (int y = 0; y < horizon; ++y) {
+    const double growth = std::pow(1.0 + k.load_growth_per_year, y);
+    const double design = design0 * growth;
+    const double average = average0 * growth;
+    const int needed = static_cast<int>(std::ceil(design / r.max_qps_per_replica - 1e-9));
+    replicas = std::max(replicas, std::max(needed, 1) + k.redundancy + extra_replicas);
+    // A CPU server is bought whole: its sockets all run replicas (a GPU server may be part-filled).
+    if (hw.hw_class == HwClass::cpu)
+      replicas = (replicas + per_server - 1) / per_server * per_server;
+    FleetYear fy;
+    fy.devices = static_cast<double>(replicas) * r.tp;
+    fy.servers = std::ceil(static_cast<double>(replicas) / per_server);
+    fy.rack_units = fy.servers * ru_per_server;
+    // Average load spreads over every replica, spares included (active-active).
+    double util_avg = 0;
+    if (average > 0) {
+      auto a = analyze(step, cfg, pool.classes, average / replicas);
+      if (a) util_avg = a->utilisation;
+    }
+    fy.it_power_w = fy.devices * device_power_w(hw, util_avg) + fy.servers * host_w;
+    fy.provisioned_w = fy.devices * hw.tdp_w + fy.servers * host_w;
+    fy.device_busy_hours = fy.devices * kHoursPerYear;
+    fy.requests = average * kSecondsPerYear;
+    fy.output_tokens = fy.requests * out_tokens;
+    r.years.push_back(fy);
+    if (y == horizon - 1) {
+      r.utilisation_average = util_avg;
+      r.design_qps = design;
+      // Design load with the spares failed: the SLA must hold on the working replicas alone.
+      const int working = std::max(1, replicas - k.redundancy);
+      auto d = analyze(step, cfg, pool.classes, design / working);
+      if (d) {
+        r.ttft_p50_s = d->all.ttft.p50_s;
+        r.ttft_p99_s = d->all.ttft.p99_s;
+        r.tpot_p50_s = d->all.tpot.p50_s;
+        r.tpot_p99_s = d->all.tpot.p99_s;
+        r.e2e_p99_s = d->all.e2e.p99_s;
+        r.utilisation = d->utilisation;
+        r.kv_occupancy = d->kv_occupancy_mean;
+        util_design = d->utilisation;
+      }
+      r.power_w = fy.it_power_w;
+      r.provisioned_w = fy.provisioned_w;
+      r.peak_power_w = fy.devices * device_power_w(hw, util_design) + fy.servers * host_w;
+      r.output_tokens_per_s = average * out_tokens;
+      r.tokens_per_joule = fy.it_power_w > 0 ? r.output_tokens_per_s / fy.it_power_w : 0;
+    }
+  }
+  r.replicas = replicas;
+  r.devices = replicas * r.tp;
+  r.servers = static_cast<int>(r.years.back().servers);
+  r.rack_units = static_cast<int>(r.years.back().rack_units);
+
+  Footprint f;
+  f.hardware = hw.name;
+  f.role = pool.name;
+  f.years = r.years;
+  f.model_changes = k.model_changes_per_year * horizon;
+  auto cost = price_footprint(f, in.prices);
+  r.priced = cost.ok();
+  if (cost) r.cost = *cost;
+}
+
+}  // namespace infercap::plan_detail
