@@ -218,7 +218,8 @@ nlohmann::json row_json(const CandidateRow& r, const PriceBook& b) {
   j["utilisation_average"] = r.utilisation_average;
   j["weights_bytes_per_device"] = r.weights_bytes_per_device;
   j["feasible"] = r.feasible;
-  j["objective_value"] = r.objective_value;  // TCO, or req/s within the budget
+  j["objective_value"] = r.objective_value;  // TCO, req/s within the caps, or tokens per joule
+  j["carried_qps"] = r.carried_qps;
   if (r.verified) {
     j["simulated"] = {{"ttft_p99_s", r.sim_ttft_p99_s},
                       {"tpot_p99_s", r.sim_tpot_p99_s},
@@ -242,6 +243,7 @@ nlohmann::json fleet_json(const FleetChoice& f, const PriceBook& b) {
   nlohmann::json j;
   j["label"] = f.label;
   j["feasible"] = f.feasible;
+  j["partial"] = f.partial;
   j["devices"] = f.devices;
   j["servers"] = f.servers;
   j["power_w"] = f.power_w;
@@ -271,7 +273,7 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     nlohmann::json j;
     j["scenario"] = plan.name;
     j["feasible"] = plan.feasible;
-    j["objective"] = plan.objective == Objective::min_tco ? "min_tco" : "max_qps_within_budget";
+    j["objective"] = std::string(objective_name(plan.objective));
     j["currency"] = std::string(currency_name(b.display_currency));
     j["price_book"] = b.name;
     if (b.display_currency == Currency::cny) j["cny_per_usd"] = b.cny_per_usd;
@@ -338,12 +340,10 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     heading(fmt::format("Recommended: {}", plan.recommended.label));
     out += render(fleet_table(plan.recommended, b), o.format);
     if (!plan.recommended.note.empty()) out += plan.recommended.note + "\n";
-    if (plan.objective == Objective::max_qps_within_budget) {
+    if (sizes_by_caps(plan.objective)) {
       for (const auto& p : plan.recommended.parts) {
-        out += fmt::format(
-            "{}: the capex budget buys {:.4g} req/s of capacity on {} ({:.3g} per "
-            "replica)\n",
-            p.pool, p.objective_value, p.hardware, p.max_qps_per_replica);
+        for (const auto& c : p.constraints)
+          if (c.name == "design_load") out += fmt::format("{}: {}\n", p.pool, c.message);
       }
     }
     const auto& c = plan.recommended.cost;
@@ -368,6 +368,11 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     heading("INFEASIBLE");
     out += plan.infeasible_reason + "\n";
     for (const auto& s : plan.suggestions) out += (md ? "- " : "  - ") + s + "\n";
+    if (plan.recommended.partial) {
+      // The best partial answer: what the caps buy, short of the design load.
+      heading(fmt::format("Best partial answer: {}", plan.recommended.label));
+      out += render(fleet_table(plan.recommended, b), o.format);
+    }
   }
   if (o.explain && plan.feasible) {
     // Seed 004: raise the batch until throughput stops paying for the latency it adds.

@@ -386,10 +386,24 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
 
   sc.objective = r.enum_or<Objective>("objective",
                                       {{"min_tco", Objective::min_tco},
-                                       {"max_qps_within_budget", Objective::max_qps_within_budget}},
+                                       {"max_qps_within_budget", Objective::max_qps_within_budget},
+                                       {"max_qps_within_power", Objective::max_qps_within_power},
+                                       {"max_qps_within_rack", Objective::max_qps_within_rack},
+                                       {"min_energy", Objective::min_energy}},
                                       Objective::min_tco);
-  if (sc.objective == Objective::max_qps_within_budget && sc.constraints.capex_budget_usd <= 0)
-    r.error("objective", "max_qps_within_budget needs constraints.capex_budget_usd");
+  {
+    // The cap an objective is about must be stated (the solver sizes within every stated one).
+    const Constraints& k = sc.constraints;
+    if (sc.objective == Objective::max_qps_within_budget && k.capex_budget_usd <= 0 &&
+        k.annual_budget_usd <= 0) {
+      r.error("objective", "max_qps_within_budget needs a budget",
+              "set constraints.capex_budget_usd (or _cny) or annual_budget_usd");
+    }
+    if (sc.objective == Objective::max_qps_within_power && k.power_cap_w <= 0)
+      r.error("objective", "max_qps_within_power needs a power cap", "set constraints.power_cap_w");
+    if (sc.objective == Objective::max_qps_within_rack && k.rack_units <= 0)
+      r.error("objective", "max_qps_within_rack needs rack space", "set constraints.rack_units");
+  }
 
   if (auto f = r.child("fleet")) {
     sc.fleet.strategy = f->enum_or<FleetStrategy>("strategy",

@@ -11,6 +11,26 @@ namespace infercap {
 
 using namespace plan_detail;
 
+namespace {
+
+std::string objective_label(Objective o) {
+  switch (o) {
+    case Objective::min_tco:
+      return "lowest TCO meeting every constraint";
+    case Objective::max_qps_within_budget:
+      return "most load within the budget";
+    case Objective::max_qps_within_power:
+      return "most load within the power cap";
+    case Objective::max_qps_within_rack:
+      return "most load within the rack space";
+    case Objective::min_energy:
+      return "most output tokens per joule meeting every constraint";
+  }
+  return "recommended";
+}
+
+}  // namespace
+
 Result<PrecisionChoice> precision_preset(std::string_view name) {
   auto p = [](DType w, DType a, DType kv) { return Precision{w, a, kv}; };
   static const std::vector<PrecisionChoice> presets = {
@@ -71,8 +91,21 @@ std::vector<std::string> validate(const PlanInputs& in) {
   if (k.capex_budget_usd < 0 || k.annual_budget_usd < 0 || k.power_cap_w < 0 || k.rack_units < 0 ||
       k.model_changes_per_year < 0)
     e.push_back("constraints: budgets, caps and model changes must be >= 0");
-  if (in.objective == Objective::max_qps_within_budget && k.capex_budget_usd <= 0)
-    e.push_back("objective max_qps_within_budget needs constraints.capex_budget_usd");
+  if (in.objective == Objective::max_qps_within_budget && k.capex_budget_usd <= 0 &&
+      k.annual_budget_usd <= 0) {
+    e.push_back(
+        "objective max_qps_within_budget needs constraints.capex_budget_usd or "
+        "annual_budget_usd");
+  }
+  if (in.objective == Objective::max_qps_within_power && k.power_cap_w <= 0)
+    e.push_back("objective max_qps_within_power needs constraints.power_cap_w");
+  if (in.objective == Objective::max_qps_within_rack && k.rack_units <= 0)
+    e.push_back("objective max_qps_within_rack needs constraints.rack_units");
+  if (sizes_by_caps(in.objective) && (in.pools.size() != 1 || in.strategy != FleetStrategy::single))
+    e.push_back(fmt::format(
+        "objective {}: the caps size one pool (one model, fleet strategy single); plan each "
+        "model against its share of the caps",
+        objective_name(in.objective)));
   for (auto& m : validate(in.serving)) e.push_back("serving: " + m);
   for (auto& m : validate(in.prices)) e.push_back("prices: " + m);
   if ((in.strategy == FleetStrategy::burst || in.strategy == FleetStrategy::staged) &&
@@ -101,11 +134,23 @@ Result<Plan> solve(const PlanInputs& in) {
   } else {
     for (const auto& p : in.pools)
       plan.pools.push_back(solve_pool(in, p, *find_model(in, p.model), &evaluated, &verified));
+    // A max_qps_* question nothing fully answers still has an answer: what the caps buy.
+    const PoolResult& first = plan.pools.front();
+    if (sizes_by_caps(in.objective) && first.ranked.empty() && !first.partial.empty()) {
+      const CandidateRow& best = first.partial.front();
+      plan.recommended =
+          make_choice("most load within the caps (short of the design load)", {best}, in);
+      plan.recommended.feasible = false;
+      plan.recommended.partial = true;
+      for (const auto& c : best.constraints) {
+        if (c.name == "design_load")
+          plan.infeasible_reason = fmt::format("pool '{}': {}", first.pool.name, c.message);
+      }
+    }
     for (const auto& pr : plan.pools)
       if (pr.ranked.empty()) explain_infeasible(pr, plan);
-    const char* label = in.objective == Objective::min_tco ? "lowest TCO meeting every constraint"
-                                                           : "most load within the budget";
-    if (auto best = best_fleet(in, plan.pools, label)) plan.recommended = *best;
+    if (auto best = best_fleet(in, plan.pools, objective_label(in.objective)))
+      plan.recommended = *best;
     if (in.strategy == FleetStrategy::tiered && !in.baseline_pools.empty())
       solve_tiered_baseline(in, plan, &evaluated, &verified);
   }

@@ -70,13 +70,13 @@ void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified
       base_capacity, average, excess, design);
   if (alt && alt->cost.tco_usd < burst.cost.tco_usd) {
     alt->note = fmt::format("cheaper than base + buffer by {}",
-                            money(burst.cost.tco_usd - alt->cost.tco_usd));
+                            money(burst.cost.tco_usd - alt->cost.tco_usd, in.prices));
     plan.recommended = *alt;
     plan.alternatives.push_back(burst);
   } else {
     if (alt) {
       burst.note += fmt::format("; {} cheaper than all on the base hardware",
-                                money(alt->cost.tco_usd - burst.cost.tco_usd));
+                                money(alt->cost.tco_usd - burst.cost.tco_usd, in.prices));
     }
     plan.recommended = burst;
     if (alt) plan.alternatives.push_back(*alt);

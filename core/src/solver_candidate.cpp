@@ -39,21 +39,23 @@ void budget_constraints(const PlanInputs& in, const HardwareSpec& hw, CandidateR
   if (k.capex_budget_usd > 0) {
     const double over = r.cost.capex_usd - k.capex_budget_usd;
     add(r, "capex_budget", over <= 0, -over / k.capex_budget_usd,
-        over <= 0 ? fmt::format("capex {} within the {} budget", money(r.cost.capex_usd),
-                                money(k.capex_budget_usd))
-                  : fmt::format("capex {} exceeds the {} budget by {}", money(r.cost.capex_usd),
-                                money(k.capex_budget_usd), money(over)),
-        over <= 0 ? "" : fmt::format("add {} to the capex budget", money(over)));
+        over <= 0 ? fmt::format("capex {} within the {} budget", money(r.cost.capex_usd, in.prices),
+                                money(k.capex_budget_usd, in.prices))
+                  : fmt::format("capex {} exceeds the {} budget by {}",
+                                money(r.cost.capex_usd, in.prices),
+                                money(k.capex_budget_usd, in.prices), money(over, in.prices)),
+        over <= 0 ? "" : fmt::format("add {} to the capex budget", money(over, in.prices)));
   }
   if (k.annual_budget_usd > 0) {
     const double annual = r.cost.tco_usd / horizon;
     const double over = annual - k.annual_budget_usd;
     add(r, "annual_budget", over <= 0, -over / k.annual_budget_usd,
-        over <= 0 ? fmt::format("{} a year within the {} annual budget", money(annual),
-                                money(k.annual_budget_usd))
-                  : fmt::format("{} a year exceeds the {} annual budget by {}", money(annual),
-                                money(k.annual_budget_usd), money(over)),
-        over <= 0 ? "" : fmt::format("add {} a year to the budget", money(over)));
+        over <= 0
+            ? fmt::format("{} a year within the {} annual budget", money(annual, in.prices),
+                          money(k.annual_budget_usd, in.prices))
+            : fmt::format("{} a year exceeds the {} annual budget by {}", money(annual, in.prices),
+                          money(k.annual_budget_usd, in.prices), money(over, in.prices)),
+        over <= 0 ? "" : fmt::format("add {} a year to the budget", money(over, in.prices)));
   }
 }
 
@@ -77,7 +79,7 @@ void site_constraints(const PlanInputs& in, CandidateRow& r) {
 
 CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                       const HardwareSpec& hw, const StackSpec& stack, const PrecisionChoice& prec,
-                      int tp, int max_seqs, int extra_replicas, ServingResult* sim_out) {
+                      int tp, int max_seqs, const SizeRequest& req, ServingResult* sim_out) {
   CandidateRow r;
   r.pool = pool.name;
   r.model = model.name;
@@ -165,15 +167,17 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   }
   r.max_qps_per_replica = mq->qps;
   r.limited_by = mq->binding_metric;
-  size_and_price(in, pool, hw, *e.step, e.cfg, r, extra_replicas);
+  size_and_price(in, pool, hw, *e.step, e.cfg, r, req);
   {
-    // SLA slack at the design load on the working replicas.
+    // SLA slack at the load the working replicas serve (the design load, or what a fixed fleet
+    // can take of it).
     const int working = std::max(1, r.replicas - in.constraints.redundancy);
-    const double per = r.design_qps / working;
+    const double served = std::min(r.design_qps, r.carried_qps);
+    const double per = served / working;
     add(r, "sla", true, 1 - per / r.max_qps_per_replica,
         fmt::format("one replica carries {:.3g} req/s within the SLA ({} binds above it); {} "
                     "replicas carry {:.3g} req/s at {:.3g} each",
-                    r.max_qps_per_replica, metric_label(r.limited_by), working, r.design_qps, per));
+                    r.max_qps_per_replica, metric_label(r.limited_by), working, served, per));
   }
   budget_constraints(in, hw, r);
   site_constraints(in, r);
@@ -184,7 +188,7 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     so.requests = in.verify_requests;
     so.warmup_requests = std::max<int64_t>(100, in.verify_requests / 10);
     const int working = std::max(1, r.replicas - in.constraints.redundancy);
-    so.total_qps = r.design_qps / working;
+    so.total_qps = std::min(r.design_qps, r.carried_qps) / working;
     auto sim = simulate(*e.step, e.cfg, pool.classes, so);
     if (sim) *sim_out = *sim;
   }
@@ -203,7 +207,7 @@ using plan_detail::pool_longest_tokens;
 CandidateRow evaluate_candidate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                                 const HardwareSpec& hw, const StackSpec& stack,
                                 const PrecisionChoice& prec, int tp, int max_seqs) {
-  CandidateRow r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, 0, nullptr);
+  CandidateRow r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, {}, nullptr);
   r.objective_value = r.cost.tco_usd;
   return r;
 }

@@ -15,16 +15,48 @@ std::string gib(double bytes) {
   return fmt::format("{:.1f} GiB", bytes / kGiB);
 }
 
-std::string money(double usd) {
-  const double a = std::fabs(usd);
-  if (a >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
-  if (a >= 1e3) return fmt::format("${:.0f}k", usd / 1e3);
-  return fmt::format("${:.0f}", usd);
+std::string money(double usd, const PriceBook& book) {
+  // The solver keeps dollars inside; a buyer reads the currency the price book displays.
+  const bool cny = book.display_currency == Currency::cny;
+  const double v = to_currency(usd, book.display_currency, book);
+  const double a = std::fabs(v);
+  std::string n;
+  if (a >= 1e6) {
+    n = fmt::format("{:.2f}M", v / 1e6);
+  } else if (a >= 1e3) {
+    n = fmt::format("{:.0f}k", v / 1e3);
+  } else {
+    n = fmt::format("{:.0f}", v);
+  }
+  return cny ? n + " CNY" : "$" + n;
 }
 
 std::string seconds(double s) {
   if (s >= 1.0) return fmt::format("{:.3g} s", s);
   return fmt::format("{:.3g} ms", s * 1e3);
+}
+
+std::string sig_fixed(double v, int sig) {
+  if (v == 0 || !std::isfinite(v)) return fmt::format("{}", v);
+  const int mag = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const int decimals = std::max(0, sig - 1 - mag);
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+std::string rate(double qps) {
+  return std::fabs(qps) >= 100 ? fmt::format("{:.0f}", qps) : sig_fixed(qps, 3);
+}
+
+std::pair<std::string, std::string> apart(double a, double b, int sig) {
+  // Whole numbers are never rounded away: 18208 stays 18208 rather than 18200.
+  const double big = std::max(std::fabs(a), std::fabs(b));
+  if (big >= 1) sig = std::max(sig, 1 + static_cast<int>(std::floor(std::log10(big))));
+  for (int s = sig; s <= 12; ++s) {
+    std::string x = sig_fixed(a, s);
+    std::string y = sig_fixed(b, s);
+    if (x != y || a == b || s == 12) return {x, y};
+  }
+  return {sig_fixed(a, sig), sig_fixed(b, sig)};
 }
 
 std::string metric_label(const std::string& metric) {

@@ -39,11 +39,18 @@ FleetChoice make_choice(std::string label, std::vector<CandidateRow> parts, cons
 void fleet_constraints(const PlanInputs& in, FleetChoice& f) {
   const Constraints& k = in.constraints;
   std::vector<std::string> bad;
-  if (k.capex_budget_usd > 0 && f.cost.capex_usd > k.capex_budget_usd &&
-      in.objective == Objective::min_tco) {
-    bad.push_back(fmt::format("capex {} exceeds the {} budget by {}", money(f.cost.capex_usd),
-                              money(k.capex_budget_usd),
-                              money(f.cost.capex_usd - k.capex_budget_usd)));
+  // Every objective is held to every cap (the max_qps_* ones size within them already).
+  if (k.capex_budget_usd > 0 && f.cost.capex_usd > k.capex_budget_usd) {
+    bad.push_back(fmt::format("capex {} exceeds the {} budget by {}",
+                              money(f.cost.capex_usd, in.prices),
+                              money(k.capex_budget_usd, in.prices),
+                              money(f.cost.capex_usd - k.capex_budget_usd, in.prices)));
+  }
+  const double annual = f.cost.tco_usd / std::max(1, k.horizon_years);
+  if (k.annual_budget_usd > 0 && annual > k.annual_budget_usd) {
+    bad.push_back(fmt::format("{} a year exceeds the {} annual budget by {}",
+                              money(annual, in.prices), money(k.annual_budget_usd, in.prices),
+                              money(annual - k.annual_budget_usd, in.prices)));
   }
   double prov = 0;
   int ru = 0;
@@ -107,8 +114,8 @@ void explain_infeasible(const PoolResult& pr, Plan& plan) {
       nearest[b->name] = &r;
   }
   static const std::vector<std::string> order = {
-      "capex_budget",  "annual_budget", "power",  "rack",    "sla",
-      "simulated_sla", "memory",        "priced", "serving", "runs"};
+      "design_load",   "capex_budget", "annual_budget", "power",   "rack", "sla",
+      "simulated_sla", "memory",       "priced",        "serving", "runs"};
   // The nearest candidate overall (least miss), and one fix per constraint kind.
   const CandidateRow* first = nullptr;
   std::vector<std::string> fixes;

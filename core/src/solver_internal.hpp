@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "infercap/perf.hpp"
@@ -34,8 +35,16 @@ constexpr double kQpsRelTol = 1e-2;
 
 // ---- wording (solver_common.cpp) --------------------------------------------------------------
 std::string gib(double bytes);
-std::string money(double usd);
+/// Money in the book's display currency ("$1.20M", "8.64M CNY"); `usd` is US dollars.
+std::string money(double usd, const PriceBook& book);
 std::string seconds(double s);
+/// `v` to `sig` significant digits in plain notation (18208, 45.5, 0.0123), never 1.8e+04.
+std::string sig_fixed(double v, int sig = 3);
+/// A request rate in req/s words: sig_fixed(v, 3), whole numbers from 100 up.
+std::string rate(double qps);
+/// `a` and `b` with as many significant digits (at least `sig` and the integer digits of the
+/// larger, at most 12) as it takes to tell them apart, so a miss never reads "1 s exceeds 1 s".
+std::pair<std::string, std::string> apart(double a, double b, int sig = 3);
 std::string metric_label(const std::string& metric);
 const SlaTarget* sla_target(const Sla& sla, const std::string& metric);
 /// The class's value of `metric` at its SLA percentile.
@@ -70,24 +79,46 @@ struct Engine {
 Result<Engine> make_engine(const PlanInputs& in, const ModelSpec& model, const HardwareSpec& hw,
                            const StackSpec& stack, const PrecisionChoice& prec, int tp,
                            int max_seqs, double longest);
-/// Evaluates one candidate sized for the pool's design load plus `extra_replicas`; when
-/// `sim_out` is given and the row is feasible, runs the simulator at the design load.
+/// How a candidate's replica count is set.
+struct SizeRequest {
+  int extra_replicas = 0;  ///< added to the design-load sizing (after a failed simulator check)
+  int fixed_replicas = 0;  ///< > 0: exactly this many every year (what an objective's caps buy)
+};
+/// Evaluates one candidate sized as `req` asks; when `sim_out` is given and the row is feasible,
+/// runs the simulator at the load each working replica carries.
 CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                       const HardwareSpec& hw, const StackSpec& stack, const PrecisionChoice& prec,
-                      int tp, int max_seqs, int extra_replicas, ServingResult* sim_out);
+                      int tp, int max_seqs, const SizeRequest& req, ServingResult* sim_out);
 
 // ---- sizing (solver_sizing.cpp) ---------------------------------------------------------------
-/// Sizes, powers and prices a candidate whose per-replica capacity is known.
+/// Sizes, powers and prices a candidate whose per-replica capacity is known. With a fixed
+/// replica count the fleet serves min(load, carried capacity): latency, energy and requests are
+/// those of the load it can take.
 void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& hw,
                     const StepModel& step, const ServingConfig& cfg, CandidateRow& r,
-                    int extra_replicas);
+                    const SizeRequest& req);
 
 // ---- objectives (solver_objective.cpp) --------------------------------------------------------
-/// True when `a` ranks before `b` under objective `o` (ties: lower P99 end-to-end latency).
+/// The ranking key of a row under `o` (see CandidateRow::objective_value).
+double objective_of(Objective o, const CandidateRow& r);
+/// True when `a` ranks before `b` under objective `o` (ties: lower TCO, then lower P99 e2e).
 bool better(const CandidateRow& a, const CandidateRow& b, Objective o);
-/// Replicas the capex budget buys for this row; sets objective_value to the load they carry
-/// (redundancy excluded) and rejects the row when the budget buys no working replica.
-int budget_capacity(const PlanInputs& in, const HardwareSpec& hw, CandidateRow& r);
+/// The caps ("capex_budget", "annual_budget", "power", "rack") a row is checked against.
+bool is_cap(const std::string& constraint_name);
+
+/// The most replicas of a design-sized row's candidate that fit every stated cap at once, and
+/// the cap that stops one more server's worth ("" when none binds below the search limit).
+struct CapFit {
+  int replicas = 0;
+  std::string binding;
+};
+CapFit cap_replicas(const PlanInputs& in, const HardwareSpec& hw, const CandidateRow& design_row);
+/// A max_qps_* objective's row: the candidate re-sized to what the caps buy, with a
+/// "design_load" constraint comparing what it carries with the design load.
+CandidateRow size_by_caps(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
+                          const HardwareSpec& hw, const StackSpec& stack,
+                          const PrecisionChoice& prec, int tp, int max_seqs,
+                          const CandidateRow& design_row, SizeRequest* req_out);
 
 // ---- one pool (solver_pool.cpp) ---------------------------------------------------------------
 PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& model,

@@ -37,41 +37,25 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
           if (tp > hw.devices_per_server) continue;
           for (int ms : in.space.max_seqs) {
             keys.push_back({&hw, &st, &pc, tp, ms});
-            rows.push_back(evaluate(in, pool, model, hw, st, pc, tp, ms, 0, nullptr));
+            rows.push_back(evaluate(in, pool, model, hw, st, pc, tp, ms, {}, nullptr));
             ++*evaluated;
           }
         }
       }
     }
   }
-  std::vector<int> base_extra(rows.size(), 0);
+  // How each row is sized: the design load (plus simulator spares), or what the caps buy.
+  std::vector<SizeRequest> sizing(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     auto& r = rows[i];
-    if (in.objective == Objective::max_qps_within_budget) {
-      if (r.feasible || r.max_qps_per_replica > 0) {
-        // Sized by the budget rather than the design load: budget constraints do not reject.
-        std::erase_if(r.constraints, [](const Constraint& c) { return c.name == "capex_budget"; });
-        finish_feasibility(r);
-        const int n = budget_capacity(in, *keys[i].hw, r);
-        if (r.feasible && n > r.replicas) {
-          // Size the row as the budget buys it, not as the design load needs it.
-          const double carried = r.objective_value;
-          base_extra[i] = n - r.replicas;
-          const Enumerated& k = keys[i];
-          r = evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, base_extra[i],
-                       nullptr);
-          std::erase_if(r.constraints,
-                        [](const Constraint& c) { return c.name == "capex_budget"; });
-          finish_feasibility(r);
-          r.objective_value = carried;
-        }
-      }
-    } else {
-      r.objective_value = r.cost.tco_usd;
+    if (sizes_by_caps(in.objective)) {
+      const Enumerated& k = keys[i];
+      r = size_by_caps(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, r, &sizing[i]);
     }
+    r.objective_value = objective_of(in.objective, r);
   }
-  // Rank, then verify the finalists with the simulator; a finalist the simulator fails gets one
-  // more replica at a time (at most 3) and is re-ranked.
+  // Rank, then verify the finalists with the simulator; a finalist sized for the design load that
+  // the simulator fails gets more replicas (below) and is re-ranked.
   auto rank = [&] {
     std::vector<size_t> order;
     for (size_t i = 0; i < rows.size(); ++i)
@@ -87,34 +71,46 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     const Enumerated& k = keys[i];
     // The analytic path may be optimistic: add a quarter of the fleet (at least one replica)
     // per failed simulator check, up to six times (about 3.8x the fleet).
-    int extra = base_extra[i];
+    if (sizes_by_caps(in.objective)) {
+      // The caps fix the fleet: the simulator checks it at the load it carries, adding nothing.
+      ServingResult sim;
+      evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, sizing[i], &sim);
+      CandidateRow& r = rows[i];
+      r.verified = sim.requests_measured > 0;
+      r.sim_meets_sla = sim.meets_sla;
+      r.sim_ttft_p99_s = sim.all.ttft.p99_s;
+      r.sim_tpot_p99_s = sim.all.tpot.p99_s;
+      r.sim_e2e_p99_s = sim.all.e2e.p99_s;
+      ++*verified;
+      continue;
+    }
+    SizeRequest req = sizing[i];
     for (int attempt = 0; attempt <= 6; ++attempt) {
       ServingResult sim;
       CandidateRow r =
-          evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, extra, &sim);
+          evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, req, &sim);
       if (!r.feasible) {
         rows[i] = r;
         break;
       }
-      r.objective_value = in.objective == Objective::max_qps_within_budget ? rows[i].objective_value
-                                                                           : r.cost.tco_usd;
+      r.objective_value = objective_of(in.objective, r);
       r.verified = sim.requests_measured > 0;
       r.sim_meets_sla = sim.meets_sla;
       r.sim_ttft_p99_s = sim.all.ttft.p99_s;
       r.sim_tpot_p99_s = sim.all.tpot.p99_s;
       r.sim_e2e_p99_s = sim.all.e2e.p99_s;
       rows[i] = r;
-      if (!r.verified || sim.meets_sla || in.objective == Objective::max_qps_within_budget) break;
+      if (!r.verified || sim.meets_sla) break;
       if (attempt == 6) {
         add(rows[i], "simulated_sla", false, -1,
             fmt::format("the simulator misses the SLA even with {} extra replicas (P99 TTFT {}, "
                         "TPOT {}{})",
-                        extra, seconds(sim.all.ttft.p99_s), seconds(sim.all.tpot.p99_s),
-                        sim.note.empty() ? "" : "; " + sim.note));
+                        req.extra_replicas, seconds(sim.all.ttft.p99_s),
+                        seconds(sim.all.tpot.p99_s), sim.note.empty() ? "" : "; " + sim.note));
         finish_feasibility(rows[i]);
         break;
       }
-      extra += std::max(1, r.replicas / 4);
+      req.extra_replicas += std::max(1, r.replicas / 4);
     }
     ++*verified;
   }
@@ -125,6 +121,16 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   }
   for (auto& r : rows)
     if (!r.feasible) pr.rejected.push_back(r);
+  // Partial answers (max_qps_*): every constraint holds but the design load; most load first.
+  for (const auto& r : pr.rejected) {
+    bool short_only = r.carried_qps > 0;
+    for (const auto& c : r.constraints)
+      short_only = short_only && (c.ok || c.name == "design_load");
+    if (short_only) pr.partial.push_back(r);
+  }
+  std::stable_sort(
+      pr.partial.begin(), pr.partial.end(),
+      [&](const CandidateRow& a, const CandidateRow& b) { return better(a, b, in.objective); });
   // Pareto front on (TCO, P99 end-to-end latency at the design load).
   for (const auto& a : pr.ranked) {
     bool dominated = false;

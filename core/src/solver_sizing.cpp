@@ -13,7 +13,7 @@ namespace infercap::plan_detail {
 // Sizes, powers and prices a candidate whose per-replica capacity is known.
 void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& hw,
                     const StepModel& step, const ServingConfig& cfg, CandidateRow& r,
-                    int extra_replicas) {
+                    const SizeRequest& req) {
   const Constraints& k = in.constraints;
   const int horizon = std::max(1, k.horizon_years);
   const double design0 = pool_design_qps(pool);
@@ -29,13 +29,20 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
   double util_design = 0;
   for (int y = 0; y < horizon; ++y) {
     const double growth = std::pow(1.0 + k.load_growth_per_year, y);
-    const double design = design0 * growth;
-    const double average = average0 * growth;
-    const int needed = static_cast<int>(std::ceil(design / r.max_qps_per_replica - 1e-9));
-    replicas = std::max(replicas, std::max(needed, 1) + k.redundancy + extra_replicas);
+    const double design_asked = design0 * growth;
+    const int needed = static_cast<int>(std::ceil(design_asked / r.max_qps_per_replica - 1e-9));
+    if (req.fixed_replicas > 0) {
+      replicas = req.fixed_replicas;
+    } else {
+      replicas = std::max(replicas, std::max(needed, 1) + k.redundancy + req.extra_replicas);
+    }
     // A CPU server is bought whole: its sockets all run replicas (a GPU server may be part-filled).
     if (hw.hw_class == HwClass::cpu)
       replicas = (replicas + per_server - 1) / per_server * per_server;
+    // A fleet of fixed size serves what it can: beyond its capacity the load is not taken.
+    const double carried = std::max(0, replicas - k.redundancy) * r.max_qps_per_replica;
+    const double design = std::min(design_asked, carried);
+    const double average = std::min(average0 * growth, carried);
     FleetYear fy;
     fy.devices = static_cast<double>(replicas) * r.tp;
     fy.servers = std::ceil(static_cast<double>(replicas) / per_server);
@@ -54,7 +61,8 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
     r.years.push_back(fy);
     if (y == horizon - 1) {
       r.utilisation_average = util_avg;
-      r.design_qps = design;
+      r.design_qps = design_asked;
+      r.carried_qps = carried;
       // Design load with the spares failed: the SLA must hold on the working replicas alone.
       const int working = std::max(1, replicas - k.redundancy);
       auto d = analyze(step, cfg, pool.classes, design / working);

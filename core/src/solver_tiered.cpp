@@ -50,8 +50,8 @@ void solve_tiered_baseline(const PlanInputs& in, Plan& plan, int* evaluated, int
   if (auto b = best_fleet(in, base, "baseline: every request on " + in.baseline_pools[0].model)) {
     if (plan.recommended.feasible) {
       b->note = fmt::format("{} devices vs {} with routing tiers; TCO {} vs {}", b->devices,
-                            plan.recommended.devices, money(b->cost.tco_usd),
-                            money(plan.recommended.cost.tco_usd));
+                            plan.recommended.devices, money(b->cost.tco_usd, in.prices),
+                            money(plan.recommended.cost.tco_usd, in.prices));
     }
     plan.alternatives.push_back(*b);
   }

@@ -36,7 +36,9 @@ std::vector<std::string> precision_preset_names();
 /// One checked condition of a candidate. `margin` is the relative slack (limit - value) / limit:
 /// >= 0 satisfied, < 0 violated by that fraction. `message` is written for a buyer.
 struct Constraint {
-  std::string name;  ///< "runs", "memory", "sla", "capex_budget", "annual_budget", "power", "rack"
+  /// "runs", "memory", "sla", "capex_budget", "annual_budget", "power", "rack", "priced",
+  /// "simulated_sla", "design_load" (max_qps_* objectives: the caps buy less than the design load)
+  std::string name;
   bool ok = true;
   double margin = 0;
   std::string message;
@@ -54,10 +56,21 @@ struct Constraints {
   double model_changes_per_year = 0;  ///< each one re-ports the model on families that need it
 };
 
+/// What the solve optimises. The max_qps_* objectives size each candidate by what *every* stated
+/// cap buys at once (capex budget, annual budget, power cap, rack units), not by the design load;
+/// the name says which cap the question is about and must be stated. A candidate whose caps buy
+/// less than the design load is a partial answer ("the budget buys X of the Y req/s you need").
 enum class Objective : unsigned char {
   min_tco,                ///< cheapest over the horizon that meets the SLA
-  max_qps_within_budget,  ///< most load carried within the capex budget
+  max_qps_within_budget,  ///< most load within the capex and/or annual budget (and other caps)
+  max_qps_within_power,   ///< most load within the power cap (and other caps)
+  max_qps_within_rack,    ///< most load within the rack units (and other caps)
+  min_energy,  ///< sized for the design load; ranked by output tokens per joule (highest first)
 };
+/// "min_tco", "max_qps_within_budget", ... as written in a scenario.
+std::string_view objective_name(Objective o);
+/// The max_qps_* objectives: the fleet is what the caps buy.
+bool sizes_by_caps(Objective o);
 
 /// A group of request classes served by one model on one pool of replicas.
 struct Pool {
@@ -126,7 +139,11 @@ struct CandidateRow {
   double max_qps_per_replica = 0;
   std::string limited_by;  ///< what stops one replica above max_qps ("ttft", "stability", ...)
   double design_qps = 0;   ///< the pool's design load in the final year
-  int replicas = 0;        ///< in the final year, redundancy included
+  /// Load the fleet carries within the SLA in the final year: working replicas (spares excluded)
+  /// x max_qps_per_replica. At least design_qps when sized for the design load; what the caps
+  /// buy under a max_qps_* objective (possibly less than design_qps: a partial answer).
+  double carried_qps = 0;
+  int replicas = 0;  ///< in the final year, redundancy included
   int devices = 0;
   int servers = 0;
   int rack_units = 0;
@@ -157,8 +174,9 @@ struct CandidateRow {
   bool verified = false;
   double sim_ttft_p99_s = 0, sim_tpot_p99_s = 0, sim_e2e_p99_s = 0;
   bool sim_meets_sla = false;
-  int rank = 0;                ///< 1 = best within its pool; 0 = rejected
-  double objective_value = 0;  ///< TCO (min_tco) or QPS carried (max_qps_within_budget)
+  int rank = 0;  ///< 1 = best within its pool; 0 = rejected
+  /// The ranking key: TCO (min_tco), carried_qps (max_qps_*), tokens_per_joule (min_energy).
+  double objective_value = 0;
 
   const Constraint* binding_constraint() const {
     return binding >= 0 ? &constraints[static_cast<size_t>(binding)] : nullptr;
@@ -174,6 +192,8 @@ struct FleetChoice {
   int servers = 0;
   double power_w = 0;
   bool feasible = false;
+  /// A max_qps_* answer short of the design load: the most the caps buy (feasible is false).
+  bool partial = false;
   std::string note;
 };
 
@@ -182,6 +202,9 @@ struct PoolResult {
   std::vector<CandidateRow> ranked;    ///< feasible, best first
   std::vector<CandidateRow> rejected;  ///< each with its binding constraint
   std::vector<CandidateRow> pareto;    ///< feasible rows not dominated on (TCO, P99 latency)
+  /// max_qps_* objectives: rows that meet every constraint but the design load, most load first
+  /// (also listed in `rejected`, bound by "design_load").
+  std::vector<CandidateRow> partial;
 };
 
 struct Plan {
