@@ -255,3 +255,57 @@ TEST_CASE("infercap plan: malformed specs exit 3 with file:line:col", "[solver]"
   Run badfmt = cli("plan " + kData + "/examples/long-context.yaml --format xml");
   CHECK(badfmt.rc == 3);
 }
+
+TEST_CASE("vendor filters keep, drop and check names against the catalog", "[unit][solver]") {
+  spec::Diagnostics diags;
+  const spec::Catalog cat = spec::Catalog::load(kData, diags);
+  REQUIRE_FALSE(diags.has_errors());
+  auto resolve = [&](const std::string& candidates, spec::Diagnostics& d) {
+    Parsed p = parse(replace(kGood, "  hardware: [l4]\n", candidates));
+    INFO(p.diags.format());
+    REQUIRE(p.sc.ok());
+    return spec::to_plan_inputs(*p.sc, cat, d);
+  };
+  auto count = [&](const std::string& vendor) {
+    int n = 0;
+    for (const auto& h : cat.hardware()) n += h.vendor == vendor ? 1 : 0;
+    return n;
+  };
+  // Domestic-only: everything but the American vendors; what is left is exactly the Chinese
+  // vendors' devices (counted from the catalog itself).
+  spec::Diagnostics d1;
+  auto domestic =
+      resolve("  hardware: all\n  exclude_vendors: [nvidia, amd, intel, apple, aws]\n", d1);
+  INFO(d1.format());
+  REQUIRE(domestic.has_value());
+  CHECK(static_cast<int>(domestic->space.hardware.size()) ==
+        count("huawei") + count("cambricon") + count("kunlunxin"));
+  for (const auto& h : domestic->space.hardware) CHECK(h.vendor != "nvidia");
+  // Include and class filters together: huawei's NPUs only.
+  spec::Diagnostics d2;
+  auto huawei = resolve("  hardware: all\n  include_vendors: [huawei]\n  classes: [npu]\n", d2);
+  REQUIRE(huawei.has_value());
+  CHECK(static_cast<int>(huawei->space.hardware.size()) == count("huawei"));
+  // A typo in an exclude list is an error with a suggestion and the catalog's vendor list, at
+  // the list's line: kGood's `candidates:` is line 14, so `hardware: all` is 15 and the list 16.
+  spec::Diagnostics d3;
+  auto typo = resolve("  hardware: all\n  exclude_vendors: [nvidia, nvdia]\n", d3);
+  CHECK_FALSE(typo.has_value());
+  const std::string text = d3.format();
+  INFO(text);
+  CHECK(text.find("candidates.exclude_vendors[1]") != std::string::npos);
+  CHECK(text.find("no catalog device is made by 'nvdia'") != std::string::npos);
+  CHECK(text.find("did you mean 'nvidia'") != std::string::npos);
+  CHECK(text.find("cambricon") != std::string::npos);
+  CHECK(text.find("spec.yaml:16:") != std::string::npos);
+  // Everything filtered away says what removed it.
+  spec::Diagnostics d4;
+  auto none = resolve("  hardware: [l4]\n  include_vendors: [huawei]\n", d4);
+  CHECK_FALSE(none.has_value());
+  CHECK(d4.format().find("vendor filters 1 of 1") != std::string::npos);
+  // A vendor in both lists is a spec error.
+  Parsed both = parse(replace(kGood, "  hardware: [l4]\n",
+                              "  include_vendors: [nvidia]\n  exclude_vendors: [nvidia]\n"));
+  CHECK_FALSE(both.sc.ok());
+  CHECK(both.diags.format().find("both included and excluded") != std::string::npos);
+}

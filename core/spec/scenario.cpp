@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -337,7 +338,22 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
       s.all_hardware = true;
     }
     s.classes = class_list(*c, "classes");
-    s.vendors = c->value_or<std::vector<std::string>>("vendors", {});
+    if (c->has("vendors") && c->has("include_vendors"))
+      c->error("vendors", "give include_vendors or vendors (its older spelling), not both");
+    s.include_vendors_key = c->has("vendors") ? "vendors" : "include_vendors";
+    s.vendors = c->value_or<std::vector<std::string>>(s.include_vendors_key, {});
+    s.include_vendors_at = c->position_of(s.include_vendors_key);
+    if (!c->has("vendors")) c->ignore("vendors");
+    if (!c->has("include_vendors")) c->ignore("include_vendors");
+    s.exclude_vendors = c->value_or<std::vector<std::string>>("exclude_vendors", {});
+    s.exclude_vendors_at = c->position_of("exclude_vendors");
+    for (const auto& v : s.vendors) {
+      if (std::find(s.exclude_vendors.begin(), s.exclude_vendors.end(), v) !=
+          s.exclude_vendors.end()) {
+        c->error("exclude_vendors",
+                 fmt::format("'{}' is both included and excluded; keep it in one list", v));
+      }
+    }
     if (auto v = c->optional<std::vector<std::string>>("precisions")) {
       s.precisions = *v;
       const auto known = precision_preset_names();

@@ -1,6 +1,7 @@
 #include "infercap/spec/scenario.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -119,17 +120,50 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
       hw.push_back(*h);
     }
   }
+  // Vendor filters name catalog vendors: a typo in an exclude list would otherwise let the
+  // vendor's devices back in without a word.
+  std::vector<std::string> vendors;
+  for (const auto& h : cat.hardware())
+    if (std::find(vendors.begin(), vendors.end(), h.vendor) == vendors.end())
+      vendors.push_back(h.vendor);
+  std::sort(vendors.begin(), vendors.end());
+  auto check_vendors = [&](const std::vector<std::string>& list, const std::string& key,
+                           Position at) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (std::find(vendors.begin(), vendors.end(), list[i]) != vendors.end()) continue;
+      std::string hint = did_you_mean_text(did_you_mean(list[i], vendors));
+      hint += fmt::format("{}the catalog's vendors: {}", hint.empty() ? "" : " ",
+                          fmt::join(vendors, ", "));
+      diags.error(sc.file, at.line, at.col, fmt::format("candidates.{}[{}]", key, i),
+                  fmt::format("no catalog device is made by '{}'", list[i]), hint);
+    }
+  };
+  check_vendors(sel.vendors, sel.include_vendors_key, sel.include_vendors_at);
+  check_vendors(sel.exclude_vendors, "exclude_vendors", sel.exclude_vendors_at);
+  auto listed = [](const std::vector<std::string>& l, const std::string& v) {
+    return std::find(l.begin(), l.end(), v) != l.end();
+  };
+  int by_class = 0;
+  int by_vendor = 0;
   for (const auto& h : hw) {
     if (!sel.classes.empty() &&
-        std::find(sel.classes.begin(), sel.classes.end(), h.hw_class) == sel.classes.end())
+        std::find(sel.classes.begin(), sel.classes.end(), h.hw_class) == sel.classes.end()) {
+      ++by_class;
       continue;
-    if (!sel.vendors.empty() &&
-        std::find(sel.vendors.begin(), sel.vendors.end(), h.vendor) == sel.vendors.end())
+    }
+    if ((!sel.vendors.empty() && !listed(sel.vendors, h.vendor)) ||
+        listed(sel.exclude_vendors, h.vendor)) {
+      ++by_vendor;
       continue;
+    }
     in.space.hardware.push_back(h);
   }
-  if (in.space.hardware.empty() && diags.error_count() == before)
-    diags.error(sc.file, 0, 0, "candidates", "no hardware left after the class and vendor filters");
+  if (in.space.hardware.empty() && diags.error_count() == before) {
+    diags.error(sc.file, 0, 0, "candidates",
+                fmt::format("no hardware left: the class filter removed {} and the vendor filters "
+                            "{} of {} candidates",
+                            by_class, by_vendor, hw.size()));
+  }
 
   for (const auto& p : sel.precisions) {
     auto pc = precision_preset(p);

@@ -23,7 +23,14 @@ struct CandidateSelection {
   bool all_hardware = false;          ///< `hardware: all` (the whole catalog)
   std::vector<std::string> hardware;  ///< names (aliases allowed), when not all
   std::vector<HwClass> classes;       ///< filter; empty = any
-  std::vector<std::string> vendors;   ///< filter; empty = any
+  /// `include_vendors` (older spelling `vendors`): keep only these; empty = any. Each must be a
+  /// vendor of some catalog device (checked with did-you-mean when resolving).
+  std::vector<std::string> vendors;
+  /// `exclude_vendors`: drop these (a domestic-only procurement: [nvidia, amd, intel, ...]).
+  std::vector<std::string> exclude_vendors;
+  Position include_vendors_at;  ///< where the lists are, for diagnostics against the catalog
+  Position exclude_vendors_at;
+  std::string include_vendors_key = "include_vendors";  ///< as spelled in the file
   std::vector<std::string> precisions = {"bf16"};
   std::vector<std::string> stacks;  ///< empty = the default stack per hardware class
   std::vector<int> tp = {1, 2, 4, 8};
