@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -78,6 +79,40 @@ std::vector<Column> candidate_columns(const PriceBook& b) {
           {"reason"}};
 }
 
+// Where the simulator re-checked a row, its P99s are the ones shown (the analytic ones stay in
+// JSON under "analytic"); elsewhere the analytic model's.
+double shown_ttft_p99(const CandidateRow& r) {
+  return r.verified ? r.sim_ttft_p99_s : r.ttft_p99_s;
+}
+double shown_tpot_p99(const CandidateRow& r) {
+  return r.verified ? r.sim_tpot_p99_s : r.tpot_p99_s;
+}
+double shown_e2e_p99(const CandidateRow& r) {
+  return r.verified ? r.sim_e2e_p99_s : r.e2e_p99_s;
+}
+
+// A line per verified part whose simulated and analytic P99 differ by more than 15%.
+std::string simulator_notes(const FleetChoice& f) {
+  std::string out;
+  for (const auto& p : f.parts) {
+    if (!p.verified) continue;
+    const std::pair<const char*, std::pair<double, double>> metrics[] = {
+        {"TTFT", {p.sim_ttft_p99_s, p.ttft_p99_s}},
+        {"TPOT", {p.sim_tpot_p99_s, p.tpot_p99_s}},
+        {"end-to-end", {p.sim_e2e_p99_s, p.e2e_p99_s}}};
+    for (const auto& [name, v] : metrics) {
+      const double sim = v.first;
+      const double ana = v.second;
+      if (!(ana > 0) || !(sim > 0) || std::fabs(sim - ana) / ana <= 0.15) continue;
+      out += fmt::format(
+          "note: {} ({}): simulated P99 {} {:.3g} s vs analytic {:.3g} s ({:+.0f}%); the table "
+          "shows the simulator's\n",
+          p.hardware, p.pool, name, sim, ana, (sim - ana) / ana * 100);
+    }
+  }
+  return out;
+}
+
 std::vector<Cell> candidate_cells(const CandidateRow& r, const PriceBook& b) {
   auto m = [&](double usd) -> Cell { return to_currency(usd, b.display_currency, b); };
   const Constraint* bc = r.binding_constraint();
@@ -98,10 +133,10 @@ std::vector<Cell> candidate_cells(const CandidateRow& r, const PriceBook& b) {
           r.max_qps_per_replica > 0 ? Cell{r.max_qps_per_replica} : Cell{},
           num(r.design_qps),
           num(r.ttft_p50_s),
-          num(r.ttft_p99_s),
+          num(shown_ttft_p99(r)),
           num(r.tpot_p50_s),
-          num(r.tpot_p99_s),
-          num(r.e2e_p99_s),
+          num(shown_tpot_p99(r)),
+          num(shown_e2e_p99(r)),
           num(r.utilisation),
           num(r.power_w),
           num(r.tokens_per_joule),
@@ -174,7 +209,7 @@ ResultTable fleet_table(const FleetChoice& f, const PriceBook& b) {
   for (const auto& p : f.parts) {
     t.add({p.pool, p.hardware, p.precision, p.stack, static_cast<long long>(p.tp),
            static_cast<long long>(p.replicas), static_cast<long long>(p.devices),
-           static_cast<long long>(p.servers), p.ttft_p99_s, p.tpot_p99_s, p.power_w,
+           static_cast<long long>(p.servers), shown_ttft_p99(p), shown_tpot_p99(p), p.power_w,
            m(p.cost.capex_usd), m(p.cost.opex_per_year_usd), m(p.cost.tco_usd)});
   }
   t.add({std::string("total"), std::string(), std::string(), std::string(), Cell{}, Cell{},
@@ -220,7 +255,11 @@ nlohmann::json row_json(const CandidateRow& r, const PriceBook& b) {
   j["feasible"] = r.feasible;
   j["objective_value"] = r.objective_value;  // TCO, req/s within the caps, or tokens per joule
   j["carried_qps"] = r.carried_qps;
+  j["engine_busy"] = r.engine_busy;
+  j["sized_by"] = r.sized_by;
   if (r.verified) {
+    j["analytic"] = {
+        {"ttft_p99_s", r.ttft_p99_s}, {"tpot_p99_s", r.tpot_p99_s}, {"e2e_p99_s", r.e2e_p99_s}};
     j["simulated"] = {{"ttft_p99_s", r.sim_ttft_p99_s},
                       {"tpot_p99_s", r.sim_tpot_p99_s},
                       {"e2e_p99_s", r.sim_e2e_p99_s},
@@ -339,6 +378,7 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
   if (plan.feasible) {
     heading(fmt::format("Recommended: {}", plan.recommended.label));
     out += render(fleet_table(plan.recommended, b), o.format);
+    out += simulator_notes(plan.recommended);
     if (!plan.recommended.note.empty()) out += plan.recommended.note + "\n";
     if (sizes_by_caps(plan.objective)) {
       for (const auto& p : plan.recommended.parts) {
@@ -353,12 +393,13 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     };
     out += fmt::format(
         "TCO over {} years: {} = capital {} + energy {} ({:.0f} kWh) + hosting {} + maintenance {} "
-        "+ operations {} + porting {}; {:.4g} per million output tokens{}{}\n",
+        "+ operations {} + porting {}; {:.4g} {} per million output tokens{}{}\n",
         plan.recommended.parts.empty() ? 0
                                        : static_cast<int>(plan.recommended.parts[0].years.size()),
         m(c.tco_usd), m(c.capital_usd), m(c.energy_usd), c.energy_kwh, m(c.hosting_usd),
         m(c.maintenance_usd), m(c.ops_usd), m(c.porting_usd),
         to_currency(c.per_million_tokens_usd, b.display_currency, b),
+        currency_name(b.display_currency),
         c.cloud_available ? fmt::format("; the same device-hours in the cloud: {}", m(c.cloud_usd))
                           : "",
         c.estimate ? " (prices include estimates)" : "");

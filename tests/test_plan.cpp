@@ -309,3 +309,27 @@ TEST_CASE("vendor filters keep, drop and check names against the catalog", "[uni
   CHECK_FALSE(both.sc.ok());
   CHECK(both.diags.format().find("both included and excluded") != std::string::npos);
 }
+
+TEST_CASE("a hardware file named in a scenario is found beside the scenario", "[unit][solver]") {
+  spec::Diagnostics diags;
+  const spec::Catalog cat = spec::Catalog::load(kData, diags);
+  const auto dir = std::filesystem::temp_directory_path() / "infercap_test_plan_beside";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "h94.yaml") << "schema_version: 1\nkind: hardware\npreset: h100-sxm\n"
+                                     "name: h94\nmemory_bytes: \"94 GB\"\n";
+  const std::string text = replace(kGood, "[l4]", "[h94.yaml]");
+  std::ofstream(dir / "scenario.yaml") << text;
+  // Read from another working directory: the path must not depend on it.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(std::filesystem::temp_directory_path());
+  spec::Diagnostics d;
+  auto sc = spec::load_scenario((dir / "scenario.yaml").string(), kData, d);
+  REQUIRE(sc.ok());
+  auto in = spec::to_plan_inputs(*sc, cat, d);
+  std::filesystem::current_path(cwd);
+  INFO(d.format());
+  REQUIRE(in.has_value());
+  REQUIRE(in->space.hardware.size() == 1);
+  CHECK(in->space.hardware[0].name == "h94");
+  CHECK(in->space.hardware[0].memory_bytes == Approx(94e9));
+}

@@ -25,6 +25,19 @@ std::string plan_stack_for(HwClass c) {
   return "ideal";
 }
 
+namespace {
+
+// A relative YAML path in a scenario (a hardware, model or stack file with overrides) means a
+// file beside the scenario, not one in whatever folder the command was started from.
+std::string beside_scenario(const std::string& scenario_file, const std::string& name) {
+  const std::filesystem::path p(name);
+  if ((p.extension() == ".yaml" || p.extension() == ".yml") && p.is_relative())
+    return (std::filesystem::path(scenario_file).parent_path() / p).string();
+  return name;
+}
+
+}  // namespace
+
 std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
                                          Diagnostics& diags) {
   const size_t before = diags.error_count();
@@ -47,7 +60,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
     auto it = canonical.find(name);
     if (it != canonical.end()) return it->second;
     Diagnostics local;
-    auto m = cat.resolve_model(name, local);
+    auto m = cat.resolve_model(beside_scenario(sc.file, name), local);
     if (!m) {
       for (auto d : local.items()) {
         d.file = sc.file;
@@ -108,7 +121,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
   } else {
     for (size_t i = 0; i < sel.hardware.size(); ++i) {
       Diagnostics local;
-      auto h = cat.resolve_hardware(sel.hardware[i], local);
+      auto h = cat.resolve_hardware(beside_scenario(sc.file, sel.hardware[i]), local);
       if (!h) {
         for (auto d : local.items()) {
           d.file = sc.file;
@@ -181,12 +194,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
   } else {
     for (size_t i = 0; i < sel.stacks.size(); ++i) {
       Diagnostics local;
-      // A stack file named in the scenario is found next to the scenario.
-      std::string name = sel.stacks[i];
-      const std::filesystem::path sp(name);
-      if ((sp.extension() == ".yaml" || sp.extension() == ".yml") && sp.is_relative())
-        name = (std::filesystem::path(sc.file).parent_path() / sp).string();
-      auto s = cat.resolve_stack(name, local);
+      auto s = cat.resolve_stack(beside_scenario(sc.file, sel.stacks[i]), local);
       if (!s) {
         for (auto d : local.items()) {
           d.file = sc.file;

@@ -69,14 +69,18 @@ void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified
       "more at the {:.3g} req/s peak",
       base_capacity, average, excess, design);
   if (alt && alt->cost.tco_usd < burst.cost.tco_usd) {
-    alt->note = fmt::format("cheaper than base + buffer by {}",
-                            money(burst.cost.tco_usd - alt->cost.tco_usd, in.prices));
+    alt->note =
+        fmt::format("saves {} against a base pool plus a burst buffer",
+                    money_apart(burst.cost.tco_usd - alt->cost.tco_usd, 0, in.prices).first);
     plan.recommended = *alt;
     plan.alternatives.push_back(burst);
   } else {
     if (alt) {
-      burst.note += fmt::format("; {} cheaper than all on the base hardware",
-                                money(alt->cost.tco_usd - burst.cost.tco_usd, in.prices));
+      const auto [saved, peak] =
+          money_apart(alt->cost.tco_usd - burst.cost.tco_usd, alt->cost.tco_usd, in.prices);
+      burst.note += fmt::format(
+          "; saves {} against sizing the base hardware for the peak ({} TCO for {} x {})", saved,
+          peak, alt->devices, alt->parts.empty() ? std::string() : alt->parts.front().hardware);
     }
     plan.recommended = burst;
     if (alt) plan.alternatives.push_back(*alt);

@@ -36,26 +36,31 @@ void budget_constraints(const PlanInputs& in, const HardwareSpec& hw, CandidateR
         fmt::format("add '{}' under prices.devices", hw.name));
     return;
   }
+  // Each pair of figures is printed with the digits it takes to tell them apart.
   if (k.capex_budget_usd > 0) {
     const double over = r.cost.capex_usd - k.capex_budget_usd;
+    const auto [have, cap] = money_apart(r.cost.capex_usd, k.capex_budget_usd, in.prices);
     add(r, "capex_budget", over <= 0, -over / k.capex_budget_usd,
-        over <= 0 ? fmt::format("capex {} within the {} budget", money(r.cost.capex_usd, in.prices),
-                                money(k.capex_budget_usd, in.prices))
-                  : fmt::format("capex {} exceeds the {} budget by {}",
-                                money(r.cost.capex_usd, in.prices),
-                                money(k.capex_budget_usd, in.prices), money(over, in.prices)),
-        over <= 0 ? "" : fmt::format("add {} to the capex budget", money(over, in.prices)));
+        over <= 0 ? fmt::format("capex {} within the {} budget", have, cap)
+                  : fmt::format("capex {} exceeds the {} budget by {}", have, cap,
+                                money_apart(over, 0, in.prices).first),
+        over <= 0
+            ? ""
+            : fmt::format("add {} to the capex budget", money_apart(over, 0, in.prices).first));
+    quantify(r, "capex", r.cost.capex_usd, k.capex_budget_usd);
   }
   if (k.annual_budget_usd > 0) {
     const double annual = r.cost.tco_usd / horizon;
     const double over = annual - k.annual_budget_usd;
+    const auto [have, cap] = money_apart(annual, k.annual_budget_usd, in.prices);
     add(r, "annual_budget", over <= 0, -over / k.annual_budget_usd,
+        over <= 0 ? fmt::format("{} a year within the {} annual budget", have, cap)
+                  : fmt::format("{} a year exceeds the {} annual budget by {}", have, cap,
+                                money_apart(over, 0, in.prices).first),
         over <= 0
-            ? fmt::format("{} a year within the {} annual budget", money(annual, in.prices),
-                          money(k.annual_budget_usd, in.prices))
-            : fmt::format("{} a year exceeds the {} annual budget by {}", money(annual, in.prices),
-                          money(k.annual_budget_usd, in.prices), money(over, in.prices)),
-        over <= 0 ? "" : fmt::format("add {} a year to the budget", money(over, in.prices)));
+            ? ""
+            : fmt::format("add {} a year to the budget", money_apart(over, 0, in.prices).first));
+    quantify(r, "TCO per year", annual, k.annual_budget_usd);
   }
 }
 
@@ -63,10 +68,12 @@ void site_constraints(const PlanInputs& in, CandidateRow& r) {
   const Constraints& k = in.constraints;
   if (k.power_cap_w > 0) {
     const double over = r.provisioned_w - k.power_cap_w;
+    const auto [have, cap] = apart(r.provisioned_w / 1e3, k.power_cap_w / 1e3, 2);
     add(r, "power", over <= 0, -over / k.power_cap_w,
-        fmt::format("nameplate IT power {:.1f} kW {} the {:.1f} kW site cap", r.provisioned_w / 1e3,
-                    over <= 0 ? "is within" : "exceeds", k.power_cap_w / 1e3),
-        over <= 0 ? "" : fmt::format("raise the power cap to {:.1f} kW", r.provisioned_w / 1e3));
+        fmt::format("nameplate IT power {} kW {} the {} kW site cap", have,
+                    over <= 0 ? "is within" : "exceeds", cap),
+        over <= 0 ? "" : fmt::format("raise the power cap to {} kW", have));
+    quantify(r, "nameplate IT power", r.provisioned_w, k.power_cap_w);
   }
   if (k.rack_units > 0) {
     const int over = r.rack_units - k.rack_units;
@@ -74,6 +81,7 @@ void site_constraints(const PlanInputs& in, CandidateRow& r) {
         fmt::format("{} rack units {} the {} available", r.rack_units,
                     over <= 0 ? "fit in" : "exceed", k.rack_units),
         over <= 0 ? "" : fmt::format("free {} more rack units", over));
+    quantify(r, "rack units", r.rack_units, k.rack_units);
   }
 }
 
@@ -115,14 +123,14 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     const double margin =
         one.capacity_bytes > 0 ? (one.capacity_bytes - one.total_bytes) / one.capacity_bytes : -1;
     if (!one.fits) {
+      const auto [need, have] = gib_apart(one.total_bytes, one.capacity_bytes);
       add(r, "memory", false, std::min(margin, -1e-9),
           fmt::format("weights {} + KV cache {} for one {:.0f}-token sequence (+ {} activations "
                       "and reserve) need {} per device; '{}' has {}",
                       gib(one.weights_bytes), gib(one.kv_bytes), longest,
-                      gib(one.activation_bytes + one.reserve_bytes), gib(one.total_bytes), hw.name,
-                      gib(one.capacity_bytes)),
-          fmt::format("a device with at least {}, a smaller precision, or more TP",
-                      gib(one.total_bytes)));
+                      gib(one.activation_bytes + one.reserve_bytes), need, hw.name, have),
+          fmt::format("a device with at least {}, a smaller precision, or more TP", need));
+      quantify(r, "memory per device", one.total_bytes, one.capacity_bytes);
       finish_feasibility(r);
       return r;
     }
@@ -145,22 +153,30 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     std::string msg = fmt::format("cannot meet the SLA at any load ({})", mq->binding_metric);
     std::string fix;
     double margin = -1;
+    std::string quantity;
+    double value = 0;
+    double limit = 0;
     if (floor) {
       for (size_t i = 0; i < floor->classes.size() && i < pool.classes.size(); ++i) {
         const auto& cl = floor->classes[i];
         const SlaTarget* t = sla_target(pool.classes[i].sla, cl.binding_metric);
         if (t == nullptr || !t->set() || cl.binding_ratio <= 1) continue;
         const double v = at_sla(cl, cl.binding_metric);
+        const auto [floor_s, limit_s] = seconds_apart(v, t->limit_s);
         msg = fmt::format("{} P{:g} {} exceeds the {} SLA even at vanishing load ({})",
-                          metric_label(cl.binding_metric), t->percentile, seconds(v),
-                          seconds(t->limit_s), pool.classes[i].name);
+                          metric_label(cl.binding_metric), t->percentile, floor_s, limit_s,
+                          pool.classes[i].name);
         fix = fmt::format("relax {} P{:g} to {}", metric_label(cl.binding_metric), t->percentile,
-                          seconds(v * 1.05));
+                          seconds_apart(v * 1.05, v).first);
         margin = 1 - cl.binding_ratio;
+        quantity = fmt::format("{} P{:g}", metric_label(cl.binding_metric), t->percentile);
+        value = v;
+        limit = t->limit_s;
         break;
       }
     }
     add(r, "sla", false, margin, msg, fix);
+    quantify(r, quantity, value, limit);
     r.limited_by = mq->binding_metric;
     finish_feasibility(r);
     return r;
@@ -178,6 +194,7 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
         fmt::format("one replica carries {:.3g} req/s within the SLA ({} binds above it); {} "
                     "replicas carry {:.3g} req/s at {:.3g} each",
                     r.max_qps_per_replica, metric_label(r.limited_by), working, served, per));
+    quantify(r, "load per working replica", per, r.max_qps_per_replica);
   }
   budget_constraints(in, hw, r);
   site_constraints(in, r);

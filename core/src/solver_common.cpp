@@ -15,20 +15,37 @@ std::string gib(double bytes) {
   return fmt::format("{:.1f} GiB", bytes / kGiB);
 }
 
-std::string money(double usd, const PriceBook& book) {
-  // The solver keeps dollars inside; a buyer reads the currency the price book displays.
+namespace {
+
+// Money in the display currency at `extra` more decimals than the plain form.
+std::string money_at(double usd, const PriceBook& book, int extra) {
   const bool cny = book.display_currency == Currency::cny;
   const double v = to_currency(usd, book.display_currency, book);
   const double a = std::fabs(v);
   std::string n;
   if (a >= 1e6) {
-    n = fmt::format("{:.2f}M", v / 1e6);
+    n = fmt::format("{:.{}f}M", v / 1e6, 2 + extra);
   } else if (a >= 1e3) {
-    n = fmt::format("{:.0f}k", v / 1e3);
+    n = fmt::format("{:.{}f}k", v / 1e3, extra);
   } else {
-    n = fmt::format("{:.0f}", v);
+    n = fmt::format("{:.{}f}", v, extra);
   }
   return cny ? n + " CNY" : "$" + n;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> money_apart(double a_usd, double b_usd, const PriceBook& book) {
+  for (int extra = 0; extra < 6; ++extra) {
+    std::string x = money_at(a_usd, book, extra);
+    std::string y = money_at(b_usd, book, extra);
+    if (x != y || a_usd == b_usd || extra == 5) return {x, y};
+  }
+  return {money(a_usd, book), money(b_usd, book)};
+}
+
+std::string money(double usd, const PriceBook& book) {
+  return money_at(usd, book, 0);
 }
 
 std::string seconds(double s) {
@@ -57,6 +74,26 @@ std::pair<std::string, std::string> apart(double a, double b, int sig) {
     if (x != y || a == b || s == 12) return {x, y};
   }
   return {sig_fixed(a, sig), sig_fixed(b, sig)};
+}
+
+std::pair<std::string, std::string> seconds_apart(double a_s, double b_s) {
+  const bool ms = std::max(a_s, b_s) < 1.0;
+  const double f = ms ? 1e3 : 1.0;
+  const char* unit = ms ? " ms" : " s";
+  auto [x, y] = apart(a_s * f, b_s * f, 3);
+  return {x + unit, y + unit};
+}
+
+std::pair<std::string, std::string> gib_apart(double a_bytes, double b_bytes) {
+  // One decimal ("7.5 GiB"), more only where the two figures would otherwise read equal.
+  const double a = a_bytes / kGiB;
+  const double b = b_bytes / kGiB;
+  for (int d = 1; d <= 6; ++d) {
+    std::string x = fmt::format("{:.{}f} GiB", a, d);
+    std::string y = fmt::format("{:.{}f} GiB", b, d);
+    if (x != y || a == b || d == 6) return {x, y};
+  }
+  return {gib(a_bytes), gib(b_bytes)};
 }
 
 std::string metric_label(const std::string& metric) {
@@ -122,7 +159,21 @@ bool class_allowed(const std::vector<HwClass>& allowed, HwClass c) {
 
 void add(CandidateRow& r, std::string name, bool ok, double margin, std::string message,
          std::string fix) {
-  r.constraints.push_back({std::move(name), ok, margin, std::move(message), std::move(fix)});
+  Constraint c;
+  c.name = std::move(name);
+  c.ok = ok;
+  c.margin = margin;
+  c.message = std::move(message);
+  c.fix = std::move(fix);
+  r.constraints.push_back(std::move(c));
+}
+
+void quantify(CandidateRow& r, std::string quantity, double value, double limit) {
+  if (r.constraints.empty()) return;
+  Constraint& c = r.constraints.back();
+  c.quantity = std::move(quantity);
+  c.value = value;
+  c.limit = limit;
 }
 
 void finish_feasibility(CandidateRow& r) {
@@ -138,6 +189,11 @@ void finish_feasibility(CandidateRow& r) {
     if (!r.feasible && c.ok) continue;
     if (worst < 0 || c.margin < r.constraints[static_cast<size_t>(worst)].margin)
       worst = static_cast<int>(i);
+  }
+  // A feasible row is bound by what set its replica count, not by whichever slack is smallest.
+  if (r.feasible && !r.sized_by.empty()) {
+    for (size_t i = 0; i < r.constraints.size(); ++i)
+      if (r.constraints[i].name == r.sized_by) worst = static_cast<int>(i);
   }
   r.binding = worst;
 }

@@ -113,18 +113,25 @@ void explain_infeasible(const PoolResult& pr, Plan& plan) {
     if (it == nearest.end() || b->margin > it->second->binding_constraint()->margin)
       nearest[b->name] = &r;
   }
+  // Constraint kinds in the order a candidate meets them, furthest first: a candidate stopped
+  // by a cap has already run, fit, met the SLA and been priced. The kind that stops the
+  // furthest-reaching candidates is what really binds the question; the nearest candidate is
+  // chosen among those, like with like.
   static const std::vector<std::string> order = {
-      "design_load",   "capex_budget", "annual_budget", "power",   "rack", "sla",
-      "simulated_sla", "memory",       "priced",        "serving", "runs"};
-  // The nearest candidate overall (least miss), and one fix per constraint kind.
+      "design_load",   "capex_budget", "annual_budget", "power",   "rack", "priced",
+      "simulated_sla", "sla",          "memory",        "serving", "runs"};
   const CandidateRow* first = nullptr;
+  std::string binding_kind;
   std::vector<std::string> fixes;
   for (const auto& kind : order) {
     auto it = nearest.find(kind);
     if (it == nearest.end()) continue;
     const CandidateRow& r = *it->second;
     const Constraint& c = *r.binding_constraint();
-    if (first == nullptr || c.margin > first->binding_constraint()->margin) first = &r;
+    if (first == nullptr) {
+      first = &r;
+      binding_kind = kind;
+    }
     if (!c.fix.empty() && kind != "runs")
       fixes.push_back(fmt::format("{} ({} {} TP{})", c.fix, r.hardware, r.precision, r.tp));
     plan.suggestions.push_back(fmt::format("{} ({} {} TP{}, {}): {}{}", pr.pool.name, r.hardware,
@@ -133,13 +140,31 @@ void explain_infeasible(const PoolResult& pr, Plan& plan) {
   }
   if (first != nullptr && plan.infeasible_reason.empty()) {
     const Constraint& c = *first->binding_constraint();
-    std::string all;
-    for (size_t i = 0; i < fixes.size() && i < 3; ++i) all += (i == 0 ? "" : ", or ") + fixes[i];
-    plan.infeasible_reason = fmt::format(
-        "pool '{}': no candidate meets every constraint; the nearest, {} ({} TP{}), "
-        "fails '{}': {} (misses by {:.0f}%){}",
-        pr.pool.name, first->hardware, first->precision, first->tp, c.name, c.message,
-        -c.margin * 100, all.empty() ? "" : ". To make it feasible: " + all);
+    int stopped = 0;
+    for (const auto& r : pr.rejected) {
+      const Constraint* b = r.binding_constraint();
+      stopped += b != nullptr && b->name == binding_kind ? 1 : 0;
+    }
+    const int total = static_cast<int>(pr.rejected.size());
+    if (binding_kind == "sla" && !c.quantity.empty() && c.value > 0) {
+      // An SLA below the physical floor: no amount of hardware meets it. Name the fastest.
+      const auto [limit, floor] = seconds_apart(c.limit, c.value);
+      plan.infeasible_reason = fmt::format(
+          "pool '{}': {} <= {} is below the floor of every {}: the fastest is {} ({} TP{}, {}) "
+          "at {} even at vanishing load; {}",
+          pr.pool.name, c.quantity, limit,
+          stopped == total ? std::string("candidate")
+                           : fmt::format("candidate that runs and fits ({} of {})", stopped, total),
+          first->hardware, first->precision, first->tp, first->stack, floor, c.fix);
+    } else {
+      std::string all;
+      for (size_t i = 0; i < fixes.size() && i < 3; ++i) all += (i == 0 ? "" : ", or ") + fixes[i];
+      plan.infeasible_reason = fmt::format(
+          "pool '{}': no candidate meets every constraint; {} of {} stop at '{}', the furthest "
+          "any gets; the nearest of them, {} ({} TP{}), {} (misses by {}%){}",
+          pr.pool.name, stopped, total, binding_kind, first->hardware, first->precision, first->tp,
+          c.message, -c.margin * 100, all.empty() ? "" : ". To make it feasible: " + all);
+    }
   }
   if (plan.infeasible_reason.empty()) {
     plan.infeasible_reason =

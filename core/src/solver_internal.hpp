@@ -37,6 +37,9 @@ constexpr double kQpsRelTol = 1e-2;
 std::string gib(double bytes);
 /// Money in the book's display currency ("$1.20M", "8.64M CNY"); `usd` is US dollars.
 std::string money(double usd, const PriceBook& book);
+/// Two sums of money with as many decimals as it takes to tell them apart ("$100.4k" vs "$100k"
+/// rather than "$100k" vs "$100k").
+std::pair<std::string, std::string> money_apart(double a_usd, double b_usd, const PriceBook& book);
 std::string seconds(double s);
 /// `v` to `sig` significant digits in plain notation (18208, 45.5, 0.0123), never 1.8e+04.
 std::string sig_fixed(double v, int sig = 3);
@@ -45,6 +48,10 @@ std::string rate(double qps);
 /// `a` and `b` with as many significant digits (at least `sig` and the integer digits of the
 /// larger, at most 12) as it takes to tell them apart, so a miss never reads "1 s exceeds 1 s".
 std::pair<std::string, std::string> apart(double a, double b, int sig = 3);
+/// Two durations in one unit (ms below 1 s), told apart ("1.0004 s" vs "1.0000 s").
+std::pair<std::string, std::string> seconds_apart(double a_s, double b_s);
+/// Two byte counts in GiB, told apart ("20.04 GiB" vs "20.00 GiB").
+std::pair<std::string, std::string> gib_apart(double a_bytes, double b_bytes);
 std::string metric_label(const std::string& metric);
 const SlaTarget* sla_target(const Sla& sla, const std::string& metric);
 /// The class's value of `metric` at its SLA percentile.
@@ -63,6 +70,8 @@ const ModelSpec* find_model(const PlanInputs& in, const std::string& name);
 // ---- feasibility bookkeeping (solver_common.cpp) ----------------------------------------------
 void add(CandidateRow& r, std::string name, bool ok, double margin, std::string message,
          std::string fix = {});
+/// Records the checked quantity, value and limit on the constraint added last.
+void quantify(CandidateRow& r, std::string quantity, double value, double limit);
 /// Sets feasible (every constraint ok) and binding (most violated, else least slack).
 void finish_feasibility(CandidateRow& r);
 /// Device power (W) at a busy fraction: idle + u * (TDP - idle).

@@ -211,6 +211,8 @@ CandidateRow size_by_caps(const PlanInputs& in, const Pool& pool, const ModelSpe
                     design_row.rack_units),
         dc != nullptr && !dc->ok ? dc->fix : std::string());
   }
+  // The cap that stopped one more replica set the count ("design_load" when none bound).
+  r.sized_by = fit.binding.empty() || fit.binding == "priced" ? "design_load" : fit.binding;
   finish_feasibility(r);
   r.objective_value = carried;
   return r;

@@ -100,6 +100,16 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
       r.sim_tpot_p99_s = sim.all.tpot.p99_s;
       r.sim_e2e_p99_s = sim.all.e2e.p99_s;
       rows[i] = r;
+      if (r.verified && sim.meets_sla && req.extra_replicas > 0) {
+        // The simulator, not the analytic model, set this fleet's size.
+        add(rows[i], "simulated_sla", true, 0,
+            fmt::format("the simulator needed {} replicas more than the analytic {} to meet the "
+                        "SLA (P99 TTFT {}, TPOT {})",
+                        req.extra_replicas, r.replicas - req.extra_replicas,
+                        seconds(sim.all.ttft.p99_s), seconds(sim.all.tpot.p99_s)));
+        rows[i].sized_by = "simulated_sla";
+        finish_feasibility(rows[i]);
+      }
       if (!r.verified || sim.meets_sla) break;
       if (attempt == 6) {
         add(rows[i], "simulated_sla", false, -1,

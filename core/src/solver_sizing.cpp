@@ -47,12 +47,13 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
     fy.devices = static_cast<double>(replicas) * r.tp;
     fy.servers = std::ceil(static_cast<double>(replicas) / per_server);
     fy.rack_units = fy.servers * ru_per_server;
-    // Average load spreads over every replica, spares included (active-active).
-    double util_avg = 0;
-    if (average > 0) {
-      auto a = analyze(step, cfg, pool.classes, average / replicas);
-      if (a) util_avg = a->utilisation;
-    }
+    // Average load spreads over every replica, spares included (active-active). A device's draw
+    // follows the work it does: the load over what the replicas could carry within the SLA (the
+    // engine's busy fraction is ~1 whenever a sequence is in flight, so it would bill nameplate
+    // power around the clock). Power is linear in u, so the daily curve's mean load gives the
+    // curve's mean power.
+    const double util_avg =
+        replicas > 0 ? std::min(1.0, average / (replicas * r.max_qps_per_replica)) : 0.0;
     fy.it_power_w = fy.devices * device_power_w(hw, util_avg) + fy.servers * host_w;
     fy.provisioned_w = fy.devices * hw.tdp_w + fy.servers * host_w;
     fy.device_busy_hours = fy.devices * kHoursPerYear;
@@ -65,6 +66,8 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
       r.carried_qps = carried;
       // Design load with the spares failed: the SLA must hold on the working replicas alone.
       const int working = std::max(1, replicas - k.redundancy);
+      util_design = std::min(1.0, design / (working * r.max_qps_per_replica));
+      r.utilisation = util_design;
       auto d = analyze(step, cfg, pool.classes, design / working);
       if (d) {
         r.ttft_p50_s = d->all.ttft.p50_s;
@@ -72,9 +75,8 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
         r.tpot_p50_s = d->all.tpot.p50_s;
         r.tpot_p99_s = d->all.tpot.p99_s;
         r.e2e_p99_s = d->all.e2e.p99_s;
-        r.utilisation = d->utilisation;
+        r.engine_busy = d->utilisation;
         r.kv_occupancy = d->kv_occupancy_mean;
-        util_design = d->utilisation;
       }
       r.power_w = fy.it_power_w;
       r.provisioned_w = fy.provisioned_w;
@@ -85,6 +87,9 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
   }
   r.replicas = replicas;
   r.devices = replicas * r.tp;
+  // What set the count (a cap-sized row is labelled by size_by_caps, a simulator re-check by the
+  // pool's verifier).
+  if (req.fixed_replicas == 0 && req.extra_replicas == 0) r.sized_by = "sla";
   r.servers = static_cast<int>(r.years.back().servers);
   r.rack_units = static_cast<int>(r.years.back().rack_units);
 

@@ -133,11 +133,26 @@ void solve_staged(const PlanInputs& in, Plan& plan, int* evaluated, int* verifie
     story += fmt::format("{}year {}: buy {:.0f} x {}", story.empty() ? "" : "; ", p.year + 1,
                          p.devices, p.hardware);
   }
+  // Against buying the final year's fleet on day one (the same hardware, bought at once).
+  auto day_one = history;
+  for (auto& h : day_one)
+    for (int z = 0; z < horizon; ++z) h[z] = h[horizon - 1];
+  const FleetChoice upfront = build(day_one);
+  if (upfront.cost.tco_usd > plan.recommended.cost.tco_usd) {
+    const auto [saved, total] = money_apart(upfront.cost.tco_usd - plan.recommended.cost.tco_usd,
+                                            upfront.cost.tco_usd, in.prices);
+    story += fmt::format("; saves {} against buying the final year's fleet on day one ({} TCO)",
+                         saved, total);
+  } else {
+    story += "; buying the final year's fleet on day one would cost the same";
+  }
   plan.recommended.note = story;
   if (auto single = best_fleet(in, {pr}, "one hardware kind from the start")) {
     plan.alternatives.push_back(*single);
     if (single->cost.tco_usd < plan.recommended.cost.tco_usd) {
-      plan.alternatives.back().note = "cheaper than staged growth";
+      plan.alternatives.back().note = fmt::format(
+          "saves {} against staged growth",
+          money_apart(plan.recommended.cost.tco_usd - single->cost.tco_usd, 0, in.prices).first);
       std::swap(plan.recommended, plan.alternatives.back());
     }
   }

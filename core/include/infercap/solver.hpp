@@ -43,6 +43,11 @@ struct Constraint {
   double margin = 0;
   std::string message;
   std::string fix;  ///< what would make it feasible ("relax TTFT P99 to 1.4 s"); empty if ok
+  /// The checked quantity in words ("TPOT P99", "memory per device", "capex"), its value and its
+  /// limit (SI units; money in USD); empty / 0 where a constraint has no single number.
+  std::string quantity;
+  double value = 0;
+  double limit = 0;
 };
 
 struct Constraints {
@@ -151,8 +156,12 @@ struct CandidateRow {
   double ttft_p50_s = 0, ttft_p99_s = 0;
   double tpot_p50_s = 0, tpot_p99_s = 0;
   double e2e_p99_s = 0;
-  double utilisation = 0;          ///< engine busy fraction at the design load
-  double utilisation_average = 0;  ///< at the average load, spread over every replica
+  /// Load over capacity: the design load on the working replicas / their capacity within the
+  /// SLA (design_qps / carried_qps), and the average load over every replica's capacity (spares
+  /// included). Device power follows the latter: idle + u x (TDP - idle).
+  double utilisation = 0;
+  double utilisation_average = 0;
+  double engine_busy = 0;  ///< the analytic engine's busy fraction at the design load (info)
   double kv_occupancy = 0;
   double weights_bytes_per_device = 0;
   double memory_bytes_per_device = 0;
@@ -169,7 +178,13 @@ struct CandidateRow {
   // Feasibility.
   std::vector<Constraint> constraints;
   bool feasible = false;
-  int binding = -1;  ///< index into constraints of the binding one (most violated, or least slack)
+  /// Index into constraints of the binding one: for a rejected row the most violated; for a
+  /// feasible row the one that set its replica count (`sized_by`), else the least slack.
+  int binding = -1;
+  /// What set the replica count: "sla" (one replica's capacity within the SLA), "memory" (the
+  /// sequences in flight at the design load must fit), "simulated_sla" (replicas the simulator
+  /// re-check added), or the cap a max_qps_* objective filled ("power", "capex_budget", ...).
+  std::string sized_by;
   // Simulator verification (finalists only).
   bool verified = false;
   double sim_ttft_p99_s = 0, sim_tpot_p99_s = 0, sim_e2e_p99_s = 0;
