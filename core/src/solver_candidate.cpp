@@ -183,7 +183,17 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   }
   r.max_qps_per_replica = mq->qps;
   r.limited_by = mq->binding_metric;
+  // Where the KV cache holds fewer sequences than the engine's batch cap, ask what one replica
+  // would carry with room for them all: if clearly more, memory (not latency) sets the count.
+  bool memory_binds = false;
+  if (e.perf->max_batch(pool_mean_context(pool), e.cfg.max_batched_tokens) < max_seqs) {
+    ServingConfig roomy = e.cfg;
+    roomy.kv_capacity_tokens = 1e12;
+    auto mq2 = max_qps_within_sla(*e.step, roomy, pool.classes, kQpsRelTol);
+    memory_binds = mq2 && mq2->qps > mq->qps * (1 + 2 * kQpsRelTol);
+  }
   size_and_price(in, pool, hw, *e.step, e.cfg, r, req);
+  if (memory_binds && r.sized_by == "sla") r.sized_by = "memory";
   {
     // SLA slack at the load the working replicas serve (the design load, or what a fixed fleet
     // can take of it).
@@ -195,6 +205,35 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
                     "replicas carry {:.3g} req/s at {:.3g} each",
                     r.max_qps_per_replica, metric_label(r.limited_by), working, served, per));
     quantify(r, "load per working replica", per, r.max_qps_per_replica);
+  }
+  {
+    // Memory at the concurrency the plan runs at: the sequences in flight at the design load
+    // (Little's law) hold their context next to the weights and one step's activations. The
+    // engine admits no more than its batch cap and what the KV cache holds; the rest wait in
+    // the queue, holding nothing, and the capacity above already counts that wait.
+    const int fit = e.perf->max_batch(r.context_tokens, e.cfg.max_batched_tokens);
+    const int little = std::max(1, static_cast<int>(std::ceil(r.sequences_in_flight - 1e-9)));
+    const int held = std::max(1, std::min({little, fit, max_seqs}));
+    const MemoryReport mc = e.perf->memory(held, r.context_tokens, e.cfg.max_batched_tokens);
+    for (auto& c : r.constraints) {
+      if (c.name != "memory") continue;
+      const auto [need, have] = gib_apart(mc.total_bytes, mc.capacity_bytes);
+      c.ok = mc.fits;
+      c.margin =
+          mc.capacity_bytes > 0 ? (mc.capacity_bytes - mc.total_bytes) / mc.capacity_bytes : -1;
+      c.message = fmt::format(
+          "weights {} + KV cache {} for the {} sequences in flight per replica at the design load "
+          "({:.0f} tokens each{}) + {} activations and reserve: {} of {} per device",
+          gib(mc.weights_bytes), gib(mc.kv_bytes), held, r.context_tokens,
+          little > held ? fmt::format("; {} by Little's law, the KV cache holds {}, the rest wait",
+                                      little, std::min(fit, max_seqs))
+                        : "",
+          gib(mc.activation_bytes + mc.reserve_bytes), need, have);
+      c.fix = mc.fits ? "" : "a smaller KV-cache precision, more TP or a device with more memory";
+      c.quantity = "memory per device at the design load";
+      c.value = mc.total_bytes;
+      c.limit = mc.capacity_bytes;
+    }
   }
   budget_constraints(in, hw, r);
   site_constraints(in, r);

@@ -153,6 +153,17 @@ double pool_longest_tokens(const Pool& p) {
   return std::ceil(longest);
 }
 
+double pool_mean_context(const Pool& p) {
+  double q = 0;
+  double t = 0;
+  for (const auto& c : p.classes) {
+    const double w = average_qps(c.rate) > 0 ? average_qps(c.rate) : design_qps(c.rate);
+    q += w;
+    t += w * (mean(c.prompt_tokens) + mean(c.output_tokens));
+  }
+  return q > 0 ? t / q : 0;
+}
+
 bool class_allowed(const std::vector<HwClass>& allowed, HwClass c) {
   return allowed.empty() || std::find(allowed.begin(), allowed.end(), c) != allowed.end();
 }

@@ -64,6 +64,8 @@ double pool_average_qps(const Pool& p);
 double pool_mean_output(const Pool& p);
 /// The longest sequence the pool must hold: P99 prompt + P99 output of its longest class.
 double pool_longest_tokens(const Pool& p);
+/// Mean prompt + output tokens of one request, weighted by each class's share of the average load.
+double pool_mean_context(const Pool& p);
 bool class_allowed(const std::vector<HwClass>& allowed, HwClass c);
 const ModelSpec* find_model(const PlanInputs& in, const std::string& name);
 

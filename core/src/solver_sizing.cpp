@@ -27,6 +27,7 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
   r.years.clear();
   int replicas = 0;
   double util_design = 0;
+  r.context_tokens = pool_mean_context(pool);
   for (int y = 0; y < horizon; ++y) {
     const double growth = std::pow(1.0 + k.load_growth_per_year, y);
     const double design_asked = design0 * growth;
@@ -77,6 +78,7 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
         r.e2e_p99_s = d->all.e2e.p99_s;
         r.engine_busy = d->utilisation;
         r.kv_occupancy = d->kv_occupancy_mean;
+        r.sequences_in_flight = design / working * d->all.e2e.mean_s;
       }
       r.power_w = fy.it_power_w;
       r.provisioned_w = fy.provisioned_w;

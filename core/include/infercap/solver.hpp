@@ -163,6 +163,11 @@ struct CandidateRow {
   double utilisation_average = 0;
   double engine_busy = 0;  ///< the analytic engine's busy fraction at the design load (info)
   double kv_occupancy = 0;
+  /// Sequences in flight per working replica at the design load (Little's law: load per replica
+  /// x mean end-to-end latency), each holding the pool's mean context; the memory constraint is
+  /// checked for them, not for one sequence.
+  double sequences_in_flight = 0;
+  double context_tokens = 0;  ///< mean prompt + output tokens of one sequence, load-weighted
   double weights_bytes_per_device = 0;
   double memory_bytes_per_device = 0;
   // Physical results.

@@ -1,0 +1,77 @@
+// Workloads as buyers state them: memory at the concurrency the plan runs at, the KV cache as
+// what sets a replica count. The world is solver_fixture.hpp's (tiny model: 4 layers, 8 KV heads
+// of 64, bf16 KV = 2 x 4 x 8 x 64 x 2 B = 8192 B per token; chat class: 200 prompt + 50 output
+// tokens, so one sequence holds 250 tokens = 2 MB of KV).
+#include <fmt/core.h>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "solver_fixture.hpp"
+
+using namespace infercap;
+using namespace solver_fixture;
+
+namespace {
+
+MemoryReport memory_of(const PlanInputs& in, const HardwareSpec& hw, int batch, double context) {
+  Deployment dep;
+  dep.precision = precision_preset("bf16")->precision;
+  auto perf = PerfModel::create(in.models[0], hw, ideal_stack(), dep);
+  REQUIRE(perf.ok());
+  return perf->memory(batch, context, in.serving.max_batched_tokens);
+}
+
+}  // namespace
+
+TEST_CASE("memory is checked for every sequence in flight at the design load", "[unit][solver]") {
+  PlanInputs in = inputs(20000, 8000);
+  const CandidateRow r = eval(in);
+  REQUIRE(r.feasible);
+  // Little's law: in flight per replica = design load per replica x mean end-to-end latency; the
+  // engine holds at most its 32-sequence cap (16 GiB holds thousands of 2 MB sequences).
+  CHECK(r.context_tokens == Approx(250));
+  REQUIRE(r.sequences_in_flight > 1);
+  const int inflight = std::min(32, static_cast<int>(std::ceil(r.sequences_in_flight)));
+  const MemoryReport m = memory_of(in, in.space.hardware[0], inflight, 250);
+  CHECK(m.kv_bytes == Approx(inflight * 250.0 * 8192));
+  const Constraint* c = find(r, "memory");
+  REQUIRE(c != nullptr);
+  CHECK(c->ok);
+  CHECK(c->value == Approx(m.total_bytes));
+  CHECK(c->limit == Approx(m.capacity_bytes));
+  CHECK(c->margin == Approx((m.capacity_bytes - m.total_bytes) / m.capacity_bytes));
+  CHECK(c->message.find(fmt::format("for the {} sequences in flight per replica", inflight)) !=
+        std::string::npos);
+}
+
+TEST_CASE("a KV cache that caps the batch sets the replica count", "[unit][solver]") {
+  PlanInputs in = inputs(20000, 8000);
+  // Room for 4 sequences of 250 tokens beside the weights, activations and reserve: the
+  // engine's 32-sequence cap is never reached; the queue behind the small batch is what breaks
+  // the TTFT, so memory sets the count (with room for 32, one replica carries clearly more).
+  const MemoryReport one = memory_of(in, in.space.hardware[0], 1, 250);
+  HardwareSpec small = test_gpu();
+  small.memory_bytes =
+      in.space.hardware[0].memory_bytes - (one.capacity_bytes - one.total_bytes) + 3 * 250.0 * 8192;
+  in.space.hardware = {small};
+  const CandidateRow r = eval(in);
+  INFO((r.binding_constraint() ? r.binding_constraint()->message : std::string("none")));
+  REQUIRE(r.feasible);
+  // The memory check counts min(Little's law, what the KV cache holds) sequences.
+  Deployment dep;
+  dep.precision = precision_preset("bf16")->precision;
+  auto perf = PerfModel::create(in.models[0], small, ideal_stack(), dep);
+  REQUIRE(perf.ok());
+  const int fit = perf->max_batch(250, in.serving.max_batched_tokens);
+  CHECK(fit < 32);
+  const int held = std::min(fit, static_cast<int>(std::ceil(r.sequences_in_flight - 1e-9)));
+  const Constraint* c = find(r, "memory");
+  REQUIRE(c != nullptr);
+  CHECK(c->value == Approx(memory_of(in, small, held, 250).total_bytes));
+  CHECK(r.sized_by == "memory");
+  REQUIRE(r.binding_constraint() != nullptr);
+  CHECK(r.binding_constraint()->name == "memory");
+  // More memory, same device otherwise: more sequences per replica, fewer replicas.
+  const CandidateRow roomy = eval(inputs(20000, 8000));
+  CHECK(roomy.replicas < r.replicas);
+}
