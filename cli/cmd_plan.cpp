@@ -52,6 +52,7 @@ std::vector<Column> candidate_columns(const PriceBook& b) {
           {"hardware"},
           {"class"},
           {"precision"},
+          {"kv_cache"},
           {"stack"},
           {"tp"},
           {"max_batch"},
@@ -124,6 +125,7 @@ std::vector<Cell> candidate_cells(const CandidateRow& r, const PriceBook& b) {
           r.hardware,
           std::string(hw_class_name(r.hw_class)),
           r.precision,
+          r.kv_precision,
           r.stack,
           static_cast<long long>(r.tp),
           static_cast<long long>(r.max_seqs),
@@ -163,10 +165,12 @@ ResultTable candidate_table(std::string title, const std::vector<CandidateRow>& 
 // The table and Markdown printers show a readable subset; JSON and CSV keep every column.
 ResultTable compact(const ResultTable& t, Format f) {
   if (f != Format::table && f != Format::md) return t;
-  static const std::vector<std::string> keep = {
-      "hardware", "precision",           "stack",      "tp",         "max_batch", "replicas",
-      "devices",  "max_qps_per_replica", "ttft_p99_s", "tpot_p99_s", "e2e_p99_s", "utilisation",
-      "power_w",  "tokens_per_j",        "verified"};
+  static const std::vector<std::string> keep = {"hardware",    "precision",  "kv_cache",
+                                                "stack",       "tp",         "max_batch",
+                                                "replicas",    "devices",    "max_qps_per_replica",
+                                                "ttft_p99_s",  "tpot_p99_s", "e2e_p99_s",
+                                                "utilisation", "power_w",    "tokens_per_j",
+                                                "verified"};
   ResultTable out;
   out.title = t.title;
   std::vector<size_t> idx;

@@ -333,3 +333,19 @@ TEST_CASE("a hardware file named in a scenario is found beside the scenario", "[
   CHECK(in->space.hardware[0].name == "h94");
   CHECK(in->space.hardware[0].memory_bytes == Approx(94e9));
 }
+
+TEST_CASE("an unknown KV-cache precision lists the valid ones", "[unit][solver]") {
+  Parsed p = parse(replace(kGood, "  precisions: [int8]\n",
+                           "  precisions: [int8]\n  kv_precisions: [fp8, fp9]\n"));
+  CHECK_FALSE(p.sc.ok());
+  const std::string text = p.diags.format();
+  INFO(text);
+  CHECK(text.find("candidates.kv_precisions") != std::string::npos);
+  CHECK(text.find("unknown KV-cache precision 'fp9'; expected one of bf16, fp16, fp8, int8, q8_0, "
+                  "q4_0") != std::string::npos);
+  CHECK(text.find("did you mean 'fp8'") != std::string::npos);
+  Parsed ok = parse(replace(kGood, "  precisions: [int8]\n",
+                            "  precisions: [int8]\n  kv_precisions: [bf16, fp8]\n"));
+  REQUIRE(ok.sc.ok());
+  CHECK(ok.sc->candidates.kv_precisions == std::vector<std::string>{"bf16", "fp8"});
+}

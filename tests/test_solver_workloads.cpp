@@ -75,3 +75,43 @@ TEST_CASE("a KV cache that caps the batch sets the replica count", "[unit][solve
   const CandidateRow roomy = eval(inputs(20000, 8000));
   CHECK(roomy.replicas < r.replicas);
 }
+
+TEST_CASE("KV-cache precision is a search dimension; fp8 KV halves each sequence's cache",
+          "[unit][solver]") {
+  auto fp8 = kv_precision_preset("fp8");
+  REQUIRE(fp8.ok());
+  CHECK(*fp8 == DType::fp8);
+  auto bad = kv_precision_preset("fp4");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message ==
+        "unknown KV-cache precision 'fp4'; expected one of bf16, fp16, fp8, int8, q8_0, q4_0");
+  // A long prompt: 8000 + 50 tokens. One sequence's KV: 8050 x 8192 B in bf16, half in fp8.
+  PlanInputs in = inputs(10, 5);
+  in.pools[0].classes[0].prompt_tokens = *fixed_length(8000);
+  auto bf16 = precision_preset("bf16");
+  auto kv8 = with_kv_precision(*bf16, "fp8");
+  REQUIRE(kv8.ok());
+  CHECK(kv8->precision.weights == DType::bf16);
+  CHECK(kv8->precision.kv == DType::fp8);
+  Deployment dep;
+  dep.precision = kv8->precision;
+  auto perf8 = PerfModel::create(in.models[0], test_gpu(), ideal_stack(), dep);
+  REQUIRE(perf8.ok());
+  const MemoryReport m8 = perf8->memory(1, 8050, in.serving.max_batched_tokens);
+  CHECK(m8.kv_bytes == Approx(8050 * 4096.0));
+  // A device with room for the weights and one fp8 sequence (+ 10 MB), not one bf16 sequence:
+  // the search finds the fp8 KV cache, the bf16 one is rejected by memory.
+  HardwareSpec dev = test_gpu();
+  dev.memory_bytes = test_gpu().memory_bytes - (m8.capacity_bytes - m8.total_bytes) + 10e6;
+  in.space.hardware = {dev};
+  in.space.kv_precisions = {"bf16", "fp8"};
+  auto plan = solve(in);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->feasible);
+  CHECK(plan->recommended.parts.front().kv_precision == "fp8");
+  REQUIRE(plan->pools[0].rejected.size() == 1);
+  CHECK(plan->pools[0].rejected[0].kv_precision == "bf16");
+  CHECK(plan->pools[0].rejected[0].binding_constraint()->name == "memory");
+  in.space.kv_precisions = {"fp4"};
+  CHECK(validate(in).at(0).find("expected one of bf16, fp16, fp8") != std::string::npos);
+}

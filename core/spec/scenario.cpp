@@ -364,6 +364,16 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
         }
       }
     }
+    if (auto v = c->optional<std::vector<std::string>>("kv_precisions")) {
+      s.kv_precisions = *v;
+      const auto known = kv_precision_preset_names();
+      for (const auto& p : *v) {
+        if (auto kv = kv_precision_preset(p); !kv) {
+          const auto near = did_you_mean(p, known);
+          c->error("kv_precisions", kv.error().message, did_you_mean_text(near));
+        }
+      }
+    }
     s.stacks = c->value_or<std::vector<std::string>>("stacks", {});
     if (auto v = int_list(*c, "tp", 1)) s.tp = *v;
     if (auto v = int_list(*c, "max_batch", 1)) s.max_batch = *v;

@@ -206,6 +206,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
       in.space.stacks.push_back(*s);
     }
   }
+  in.space.kv_precisions = sel.kv_precisions;
   in.space.tp = sel.tp;
   in.space.max_seqs = sel.max_batch;
   in.space.allow_mixed = sel.mixed_fleet;

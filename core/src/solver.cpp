@@ -4,6 +4,7 @@
 #include "infercap/solver.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "solver_internal.hpp"
 
@@ -56,6 +57,25 @@ std::vector<std::string> precision_preset_names() {
   return {"fp32", "bf16", "fp16", "fp8", "int8", "w8a16", "int4", "q8_0", "q4_0", "q4_k_m"};
 }
 
+Result<DType> kv_precision_preset(std::string_view name) {
+  for (const auto& n : kv_precision_preset_names())
+    if (n == name) return *parse_dtype(n);
+  return Error{fmt::format("unknown KV-cache precision '{}'; expected one of {}", name,
+                           fmt::join(kv_precision_preset_names(), ", "))};
+}
+
+std::vector<std::string> kv_precision_preset_names() {
+  return {"bf16", "fp16", "fp8", "int8", "q8_0", "q4_0"};
+}
+
+Result<PrecisionChoice> with_kv_precision(PrecisionChoice base, std::string_view kv_name) {
+  auto kv = kv_precision_preset(kv_name);
+  if (!kv) return kv.error();
+  base.precision.kv = *kv;
+  base.kv_name = std::string(kv_name);
+  return base;
+}
+
 std::vector<std::string> validate(const PlanInputs& in) {
   std::vector<std::string> e;
   if (in.pools.empty()) e.push_back("workload: no request classes");
@@ -73,6 +93,9 @@ std::vector<std::string> validate(const PlanInputs& in) {
   if (in.space.hardware.empty()) e.push_back("candidates.hardware: no hardware to choose from");
   if (in.space.stacks.empty()) e.push_back("candidates.stacks: no stack");
   if (in.space.precisions.empty()) e.push_back("candidates.precisions: no precision");
+  for (const auto& k : in.space.kv_precisions)
+    if (auto kv = kv_precision_preset(k); !kv)
+      e.push_back("candidates.kv_precisions: " + kv.error().message);
   if (in.space.tp.empty()) e.push_back("candidates.tp: no tensor-parallel degree");
   for (int t : in.space.tp)
     if (t < 1) e.push_back(fmt::format("candidates.tp: must be >= 1, got {}", t));

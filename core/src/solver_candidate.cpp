@@ -95,6 +95,7 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   r.hw_class = hw.hw_class;
   r.vendor = hw.vendor;
   r.precision = prec.name;
+  r.kv_precision = prec.kv_name.empty() ? std::string(dtype_name(prec.precision.kv)) : prec.kv_name;
   r.stack = stack.name;
   r.tp = tp;
   r.max_seqs = max_seqs;
@@ -282,6 +283,7 @@ Result<KneeResult> candidate_knee(const PlanInputs& in, const CandidateRow& row,
   for (const auto& p : in.baseline_pools)
     if (p.name == row.pool) pool = &p;
   auto prec = precision_preset(row.precision);
+  if (prec && !row.kv_precision.empty()) prec = with_kv_precision(*prec, row.kv_precision);
   const ModelSpec* model = find_model(in, row.model);
   if (hw == nullptr || st == nullptr || pool == nullptr || !prec || model == nullptr ||
       pool->classes.empty()) {

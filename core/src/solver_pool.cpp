@@ -23,6 +23,17 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   pr.pool = pool;
   std::vector<CandidateRow> rows;
   std::vector<Enumerated> keys;
+  // Each precision with each KV-cache format of the search (or its own); held here so the
+  // enumerated keys can point at them.
+  std::vector<PrecisionChoice> precisions;
+  for (const auto& pc : in.space.precisions) {
+    if (in.space.kv_precisions.empty()) {
+      precisions.push_back(pc);
+      continue;
+    }
+    for (const auto& kv : in.space.kv_precisions)
+      if (auto x = with_kv_precision(pc, kv)) precisions.push_back(*x);
+  }
   for (const auto& hw : in.space.hardware) {
     if (!class_allowed(pool.allowed_classes, hw.hw_class)) continue;
     for (const auto& st : in.space.stacks) {
@@ -31,7 +42,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
       const auto cls = static_cast<size_t>(hw.hw_class);
       if (cls < in.space.stack_per_class.size() && st.name != in.space.stack_per_class[cls])
         continue;
-      for (const auto& pc : in.space.precisions) {
+      for (const auto& pc : precisions) {
         for (int tp : in.space.tp) {
           // A replica lives in one server: larger TP is not a candidate, not a rejection.
           if (tp > hw.devices_per_server) continue;

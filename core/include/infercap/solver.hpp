@@ -28,10 +28,19 @@ namespace infercap {
 struct PrecisionChoice {
   std::string name;
   Precision precision;
+  /// The KV-cache format chosen by the search ("fp8"), or empty: the preset's own.
+  std::string kv_name;
 };
 /// The presets above; nullopt-like Error for an unknown name, listing the known ones.
 Result<PrecisionChoice> precision_preset(std::string_view name);
 std::vector<std::string> precision_preset_names();
+
+/// KV-cache formats a search may try (vLLM kv_cache_dtype, llama.cpp --cache-type-k): "bf16",
+/// "fp16", "fp8", "int8", "q8_0", "q4_0". An unknown name is an Error listing them.
+Result<DType> kv_precision_preset(std::string_view name);
+std::vector<std::string> kv_precision_preset_names();
+/// `base` with its KV cache stored as `kv_name` (a kv_precision_preset name).
+Result<PrecisionChoice> with_kv_precision(PrecisionChoice base, std::string_view kv_name);
 
 /// One checked condition of a candidate. `margin` is the relative slack (limit - value) / limit:
 /// >= 0 satisfied, < 0 violated by that fraction. `message` is written for a buyer.
@@ -91,6 +100,9 @@ struct SearchSpace {
   std::vector<HardwareSpec> hardware;
   std::vector<StackSpec> stacks;
   std::vector<PrecisionChoice> precisions;
+  /// KV-cache formats to try with every precision (kv_precision_preset names); empty = each
+  /// precision's own (bf16 for bf16/fp8/int8/int4, fp16 for the llama.cpp formats).
+  std::vector<std::string> kv_precisions;
   std::vector<int> tp = {1, 2, 4, 8};
   std::vector<int> max_seqs = {256};
   bool allow_mixed = true;  ///< pools may use different hardware
@@ -137,6 +149,7 @@ struct CandidateRow {
   HwClass hw_class = HwClass::gpu;
   std::string vendor;
   std::string precision;
+  std::string kv_precision;  ///< the KV cache's format ("bf16", "fp8", ...)
   std::string stack;
   int tp = 1;
   int max_seqs = 0;

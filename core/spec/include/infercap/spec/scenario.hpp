@@ -32,7 +32,8 @@ struct CandidateSelection {
   Position exclude_vendors_at;
   std::string include_vendors_key = "include_vendors";  ///< as spelled in the file
   std::vector<std::string> precisions = {"bf16"};
-  std::vector<std::string> stacks;  ///< empty = the default stack per hardware class
+  std::vector<std::string> kv_precisions;  ///< KV-cache formats to search; empty = each preset's
+  std::vector<std::string> stacks;         ///< empty = the default stack per hardware class
   std::vector<int> tp = {1, 2, 4, 8};
   std::vector<int> max_batch = {256};
   bool mixed_fleet = true;
