@@ -349,3 +349,30 @@ TEST_CASE("an unknown KV-cache precision lists the valid ones", "[unit][solver]"
   REQUIRE(ok.sc.ok());
   CHECK(ok.sc->candidates.kv_precisions == std::vector<std::string>{"bf16", "fp8"});
 }
+
+TEST_CASE("a scenario states a closed loop or a batch job instead of a rate", "[unit][solver]") {
+  Parsed users =
+      parse(replace(kGood, "rate: {mean_qps: 2, peak_qps: 5}",
+                    "rate: {concurrent_users: 50, think_time_s: \"10 s\", mean_qps: 2}"));
+  INFO(users.diags.format());
+  REQUIRE(users.sc.ok());
+  CHECK(users.sc->classes[0].rate.peak_qps == Approx(5));  // 50 / 10 s
+  CHECK(users.sc->classes[0].rate.mean_qps == Approx(2));
+  Parsed mixed = parse(replace(kGood, "rate: {mean_qps: 2, peak_qps: 5}",
+                               "rate: {concurrent_users: 50, think_time_s: 10, peak_qps: 5}"));
+  CHECK_FALSE(mixed.sc.ok());
+  CHECK(mixed.diags.format().find("closed loop's rate follows") != std::string::npos);
+  // A nightly job: 20000 documents within 4 h, no SLA.
+  std::string job = replace(kGood, "rate: {mean_qps: 2, peak_qps: 5}",
+                            "batch: {documents: 20000, within_hours: 4}");
+  job = replace(job, "      sla:\n        ttft_p99_s: \"500 ms\"\n        tpot_p90_s: 0.05\n", "");
+  Parsed b = parse(job);
+  INFO(b.diags.format());
+  REQUIRE(b.sc.ok());
+  CHECK(b.sc->classes[0].rate.peak_qps == Approx(20000.0 / (4 * 3600)));
+  CHECK(b.sc->classes[0].rate.mean_qps == Approx(20000.0 / 86400));
+  CHECK_FALSE(b.sc->classes[0].sla.ttft.set());
+  Parsed overlap = parse(replace(job, "within_hours: 4}", "within_hours: 4, runs_per_day: 7}"));
+  CHECK_FALSE(overlap.sc.ok());
+  CHECK(overlap.diags.format().find("overlap") != std::string::npos);
+}

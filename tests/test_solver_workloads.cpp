@@ -115,3 +115,44 @@ TEST_CASE("KV-cache precision is a search dimension; fp8 KV halves each sequence
   in.space.kv_precisions = {"fp4"};
   CHECK(validate(in).at(0).find("expected one of bf16, fp16, fp8") != std::string::npos);
 }
+
+TEST_CASE("a closed loop of users and a batch job with a deadline become rates", "[unit][solver]") {
+  // 50 users, 10 s of thought between answers: at most 50 / 10 = 5 req/s.
+  auto cl = closed_loop_rate(50, 10, 2);
+  REQUIRE(cl.ok());
+  CHECK(cl->peak_qps == Approx(5));
+  CHECK(cl->mean_qps == Approx(2));
+  CHECK(closed_loop_rate(50, 10)->mean_qps == Approx(5));
+  CHECK_FALSE(closed_loop_rate(50, 0).ok());
+  CHECK_FALSE(closed_loop_rate(50, 10, 6).ok());  // more than 50 users can send
+  // 100k documents within 6 h once a night: 100000 / 21600 = 4.63 req/s while it runs, a day's
+  // average of 100000 / 86400 = 1.157 req/s.
+  auto job = batch_job_rate(100000, 6, 1);
+  REQUIRE(job.ok());
+  CHECK(job->peak_qps == Approx(100000.0 / 21600));
+  CHECK(job->mean_qps == Approx(100000.0 / 86400));
+  auto overlap = batch_job_rate(1000, 6, 5);
+  REQUIRE_FALSE(overlap.ok());
+  CHECK(overlap.error().message == "5 runs a day of 6 h each overlap (more than 24 h)");
+}
+
+TEST_CASE("a batch job is sized for throughput and billed energy for the hours it runs",
+          "[unit][solver]") {
+  PlanInputs in = inputs(1, 1);
+  const double q_sla = eval(in).max_qps_per_replica;
+  // No latency SLA: one replica's capacity is its throughput (stability), at least the
+  // TTFT-bound one.
+  in.pools[0].classes[0].sla = Sla{};
+  const double q = eval(in).max_qps_per_replica;
+  CHECK(q >= q_sla);
+  // 3q documents per second for 8 hours a night: 3 replicas; average 3q x 8 / 24 = q.
+  in.pools[0].classes[0].rate = *batch_job_rate(3 * q * 8 * 3600, 8, 1);
+  const CandidateRow r = eval(in);
+  REQUIRE(r.feasible);
+  CHECK(r.limited_by == "stability");
+  CHECK(r.replicas == 3);
+  CHECK(r.utilisation_average == Approx(q / (3 * q)));
+  // 3 devices at 50 + (1/3) x 250 W, one 400 W host: 800 W on average (vs 1300 W nameplate).
+  CHECK(r.power_w == Approx(3 * (50 + 250.0 / 3) + 400));
+  CHECK(r.provisioned_w == Approx(3 * 300 + 400));
+}

@@ -193,26 +193,76 @@ std::optional<RequestClass> read_request_class(Reader& r) {
     ok = false;
   }
   c.priority = r.value_or<int>("priority", 0);
-  if (auto rate = r.required_child("rate")) {
-    if (auto v = rate->optional<double>("mean_qps", Range::non_negative())) c.rate.mean_qps = *v;
-    if (auto v = rate->optional<double>("requests_per_day", Range::non_negative())) {
-      if (rate->has("mean_qps"))
-        rate->error("requests_per_day", "give mean_qps or requests_per_day, not both");
-      c.rate.mean_qps = *v / 86400.0;
-    }
-    if (auto v = rate->optional<double>("peak_qps", Range::non_negative())) c.rate.peak_qps = *v;
-    if (auto v = number_list(*rate, "hourly_qps", Range::non_negative(), Dim::per_s)) {
-      if (v->size() != 24)
-        rate->error("hourly_qps", fmt::format("expected 24 hourly values, found {}", v->size()));
-      c.rate.hourly_qps = *v;
-    }
-    if (c.rate.mean_qps <= 0 && c.rate.peak_qps <= 0 && c.rate.hourly_qps.empty()) {
-      rate->error_here("give mean_qps, requests_per_day, peak_qps or hourly_qps (> 0)");
+  // A rate (open loop, or a closed loop of users with think time), or a batch job's deadline.
+  const bool batch = r.has("batch");
+  if (batch) {
+    if (r.has("rate")) r.error("rate", "give rate or batch, not both");
+    r.ignore("rate");
+    if (auto b = r.child("batch")) {
+      auto docs = b->required<double>("documents", Range::positive());
+      auto hours = b->required<double>("within_hours", Range::positive());
+      const double runs = b->value_or<double>("runs_per_day", 1, Range::positive());
+      if (docs && hours) {
+        auto br = batch_job_rate(*docs, *hours, runs);
+        if (br) {
+          c.rate = *br;
+        } else {
+          b->error_here(br.error().message);
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    } else {
       ok = false;
     }
-    if (c.rate.peak_qps > 0 && c.rate.mean_qps > c.rate.peak_qps) {
-      rate->error("peak_qps", fmt::format("peak {} req/s is below the mean {} req/s",
-                                          c.rate.peak_qps, c.rate.mean_qps));
+  } else if (auto rate = r.required_child("rate")) {
+    r.ignore("batch");
+    if (rate->has("concurrent_users") || rate->has("think_time_s")) {
+      auto users = rate->required<double>("concurrent_users", Range::positive());
+      auto think = rate->required_quantity("think_time_s", Dim::seconds, Range::positive());
+      const double mean = rate->value_or<double>("mean_qps", 0, Range::non_negative());
+      for (const char* k : {"peak_qps", "hourly_qps", "requests_per_day"}) {
+        if (rate->has(k)) {
+          rate->error(k, "a closed loop's rate follows from its users and think time",
+                      "give concurrent_users + think_time_s, or an open-loop rate");
+        }
+        rate->ignore(k);
+      }
+      if (users && think) {
+        auto cl = closed_loop_rate(*users, *think, mean);
+        if (cl) {
+          c.rate = *cl;
+        } else {
+          rate->error_here(cl.error().message);
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    } else {
+      rate->ignore("concurrent_users");  // known keys, for did-you-mean on typos
+      rate->ignore("think_time_s");
+      if (auto v = rate->optional<double>("mean_qps", Range::non_negative())) c.rate.mean_qps = *v;
+      if (auto v = rate->optional<double>("requests_per_day", Range::non_negative())) {
+        if (rate->has("mean_qps"))
+          rate->error("requests_per_day", "give mean_qps or requests_per_day, not both");
+        c.rate.mean_qps = *v / 86400.0;
+      }
+      if (auto v = rate->optional<double>("peak_qps", Range::non_negative())) c.rate.peak_qps = *v;
+      if (auto v = number_list(*rate, "hourly_qps", Range::non_negative(), Dim::per_s)) {
+        if (v->size() != 24)
+          rate->error("hourly_qps", fmt::format("expected 24 hourly values, found {}", v->size()));
+        c.rate.hourly_qps = *v;
+      }
+      if (c.rate.mean_qps <= 0 && c.rate.peak_qps <= 0 && c.rate.hourly_qps.empty()) {
+        rate->error_here("give mean_qps, requests_per_day, peak_qps or hourly_qps (> 0)");
+        ok = false;
+      }
+      if (c.rate.peak_qps > 0 && c.rate.mean_qps > c.rate.peak_qps) {
+        rate->error("peak_qps", fmt::format("peak {} req/s is below the mean {} req/s",
+                                            c.rate.peak_qps, c.rate.mean_qps));
+      }
     }
   } else {
     ok = false;
@@ -260,7 +310,9 @@ std::optional<RequestClass> read_request_class(Reader& r) {
   } else {
     ok = false;
   }
-  if (auto s = r.required_child("sla")) {
+  if (batch && !r.has("sla")) {
+    r.ignore("sla");  // a batch job has a deadline, not a latency SLA: sized for throughput
+  } else if (auto s = r.required_child("sla")) {
     read_sla(*s, c.sla);
   } else {
     ok = false;

@@ -418,6 +418,36 @@ double average_qps(const ArrivalRate& r) {
   return r.peak_qps;
 }
 
+Result<ArrivalRate> closed_loop_rate(double users, double think_time_s, double mean_qps) {
+  if (!(users > 0)) return Error{fmt::format("concurrent_users: must be > 0, got {}", users)};
+  if (!(think_time_s > 0))
+    return Error{fmt::format("think_time_s: must be > 0 s, got {}", think_time_s)};
+  ArrivalRate r;
+  r.peak_qps = users / think_time_s;
+  if (mean_qps > r.peak_qps) {
+    return Error{fmt::format("mean_qps {} exceeds what {} users thinking {} s can send ({} req/s)",
+                             mean_qps, users, think_time_s, r.peak_qps)};
+  }
+  r.mean_qps = mean_qps > 0 ? mean_qps : r.peak_qps;
+  return r;
+}
+
+Result<ArrivalRate> batch_job_rate(double documents, double within_hours, double runs_per_day) {
+  if (!(documents > 0)) return Error{fmt::format("documents: must be > 0, got {}", documents)};
+  if (!(within_hours > 0))
+    return Error{fmt::format("within_hours: must be > 0, got {}", within_hours)};
+  if (!(runs_per_day > 0))
+    return Error{fmt::format("runs_per_day: must be > 0, got {}", runs_per_day)};
+  if (within_hours * runs_per_day > 24) {
+    return Error{fmt::format("{} runs a day of {} h each overlap (more than 24 h)", runs_per_day,
+                             within_hours)};
+  }
+  ArrivalRate r;
+  r.peak_qps = documents / (within_hours * 3600.0);
+  r.mean_qps = documents * runs_per_day / 86400.0;
+  return r;
+}
+
 double arrival_scv(const ArrivalProcess& p) {
   switch (p.kind) {
     case ArrivalKind::poisson:

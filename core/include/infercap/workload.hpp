@@ -114,6 +114,19 @@ double design_qps(const ArrivalRate& r);
 /// Long-run average rate: the mean if stated, else the mean of the curve, else the peak.
 double average_qps(const ArrivalRate& r);
 
+/// A closed loop as a buyer states it: `users` people, each sending the next request
+/// `think_time_s` after the previous answer. They offer X = users / (think + response) req/s;
+/// sized for the upper bound users / think (a faster answer only raises the rate toward it). The
+/// mean is `mean_qps` when given (people are not all active all day), else the same bound.
+/// Errors on users <= 0 or think time <= 0.
+Result<ArrivalRate> closed_loop_rate(double users, double think_time_s, double mean_qps = 0);
+
+/// A batch job with a deadline: `documents` requests within `within_hours`, `runs_per_day` times
+/// a day. The job must run at documents / (within_hours x 3600) req/s (the design rate); the
+/// day's average is documents x runs_per_day / 86400, so energy follows the hours it runs.
+/// Errors on non-positive inputs or runs that overlap (within_hours x runs_per_day > 24).
+Result<ArrivalRate> batch_job_rate(double documents, double within_hours, double runs_per_day = 1);
+
 enum class ArrivalKind : unsigned char {
   poisson,           ///< exponential inter-arrival times, SCV 1
   deterministic,     ///< evenly spaced, SCV 0
