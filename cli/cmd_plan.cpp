@@ -69,6 +69,7 @@ std::vector<Column> candidate_columns(const PriceBook& b) {
           {"utilisation"},
           {"power_w", Dim::watts},
           {"tokens_per_j"},
+          {"requests_per_j"},
           {"capex_" + c, Dim::money},
           {"opex_per_year_" + c, Dim::money},
           {"tco_" + c, Dim::money},
@@ -121,36 +122,22 @@ std::vector<Cell> candidate_cells(const CandidateRow& r, const PriceBook& b) {
   if (bc != nullptr) reason = bc->message + (bc->fix.empty() ? "" : "; " + bc->fix);
   const bool sized = r.replicas > 0;
   auto num = [&](double v) -> Cell { return sized ? Cell{v} : Cell{}; };
-  return {r.pool,
-          r.hardware,
-          std::string(hw_class_name(r.hw_class)),
-          r.precision,
-          r.kv_precision,
-          r.stack,
-          static_cast<long long>(r.tp),
-          static_cast<long long>(r.max_seqs),
-          static_cast<long long>(r.replicas),
-          static_cast<long long>(r.devices),
+  return {r.pool, r.hardware, std::string(hw_class_name(r.hw_class)), r.precision, r.kv_precision,
+          r.stack, static_cast<long long>(r.tp), static_cast<long long>(r.max_seqs),
+          static_cast<long long>(r.replicas), static_cast<long long>(r.devices),
           static_cast<long long>(r.servers),
-          r.max_qps_per_replica > 0 ? Cell{r.max_qps_per_replica} : Cell{},
-          num(r.design_qps),
-          num(r.ttft_p50_s),
-          num(shown_ttft_p99(r)),
-          num(r.tpot_p50_s),
-          num(shown_tpot_p99(r)),
-          num(shown_e2e_p99(r)),
-          num(r.utilisation),
-          num(r.power_w),
-          num(r.tokens_per_joule),
+          r.max_qps_per_replica > 0 ? Cell{r.max_qps_per_replica} : Cell{}, num(r.design_qps),
+          num(r.ttft_p50_s), num(shown_ttft_p99(r)),
+          // An encoder has no decode phase: no TPOT, no output-token figures.
+          r.encoder ? Cell{} : num(r.tpot_p50_s), r.encoder ? Cell{} : num(shown_tpot_p99(r)),
+          num(shown_e2e_p99(r)), num(r.utilisation), num(r.power_w),
+          r.encoder ? Cell{} : num(r.tokens_per_joule), num(r.requests_per_joule),
           r.priced && sized ? m(r.cost.capex_usd) : Cell{},
           r.priced && sized ? m(r.cost.opex_per_year_usd) : Cell{},
           r.priced && sized ? m(r.cost.tco_usd) : Cell{},
-          r.priced && sized ? m(r.cost.per_million_tokens_usd) : Cell{},
-          r.priced && sized && r.cost.cloud_available ? m(r.cost.cloud_usd) : Cell{},
-          r.verified,
-          static_cast<long long>(r.rank),
-          bc != nullptr ? Cell{bc->name} : Cell{},
-          reason};
+          r.priced && sized && !r.encoder ? m(r.cost.per_million_tokens_usd) : Cell{},
+          r.priced && sized && r.cost.cloud_available ? m(r.cost.cloud_usd) : Cell{}, r.verified,
+          static_cast<long long>(r.rank), bc != nullptr ? Cell{bc->name} : Cell{}, reason};
 }
 
 ResultTable candidate_table(std::string title, const std::vector<CandidateRow>& rows, size_t n,
@@ -163,14 +150,21 @@ ResultTable candidate_table(std::string title, const std::vector<CandidateRow>& 
 }
 
 // The table and Markdown printers show a readable subset; JSON and CSV keep every column.
-ResultTable compact(const ResultTable& t, Format f) {
+// An encoder pool's tables leave out what it does not have: TPOT, output tokens, the KV cache.
+bool encoder_pool(const PoolResult& p) {
+  return !p.pool.classes.empty() && ((!p.ranked.empty() && p.ranked.front().encoder) ||
+                                     (!p.rejected.empty() && p.rejected.front().encoder));
+}
+
+ResultTable compact(const ResultTable& t, Format f, bool encoder = false) {
   if (f != Format::table && f != Format::md) return t;
-  static const std::vector<std::string> keep = {"hardware",    "precision",  "kv_cache",
-                                                "stack",       "tp",         "max_batch",
-                                                "replicas",    "devices",    "max_qps_per_replica",
-                                                "ttft_p99_s",  "tpot_p99_s", "e2e_p99_s",
-                                                "utilisation", "power_w",    "tokens_per_j",
-                                                "verified"};
+  static const std::vector<std::string> keep = {
+      "hardware",       "precision",  "kv_cache",
+      "stack",          "tp",         "max_batch",
+      "replicas",       "devices",    "max_qps_per_replica",
+      "ttft_p99_s",     "tpot_p99_s", "e2e_p99_s",
+      "utilisation",    "power_w",    "tokens_per_j",
+      "requests_per_j", "verified"};
   ResultTable out;
   out.title = t.title;
   std::vector<size_t> idx;
@@ -178,6 +172,9 @@ ResultTable compact(const ResultTable& t, Format f) {
     const std::string& n = t.columns[i].name;
     const bool money = n.rfind("tco_", 0) == 0 || n.find("_per_mtok") != std::string::npos ||
                        n.rfind("capex_", 0) == 0;
+    const bool decode_only = n == "tpot_p99_s" || n == "tokens_per_j" || n == "kv_cache" ||
+                             n.find("_per_mtok") != std::string::npos;
+    if (encoder && decode_only) continue;
     if (money || std::find(keep.begin(), keep.end(), n) != keep.end()) {
       idx.push_back(i);
       out.columns.push_back(t.columns[i]);
@@ -213,8 +210,9 @@ ResultTable fleet_table(const FleetChoice& f, const PriceBook& b) {
   for (const auto& p : f.parts) {
     t.add({p.pool, p.hardware, p.precision, p.stack, static_cast<long long>(p.tp),
            static_cast<long long>(p.replicas), static_cast<long long>(p.devices),
-           static_cast<long long>(p.servers), shown_ttft_p99(p), shown_tpot_p99(p), p.power_w,
-           m(p.cost.capex_usd), m(p.cost.opex_per_year_usd), m(p.cost.tco_usd)});
+           static_cast<long long>(p.servers), shown_ttft_p99(p),
+           p.encoder ? Cell{} : Cell{shown_tpot_p99(p)}, p.power_w, m(p.cost.capex_usd),
+           m(p.cost.opex_per_year_usd), m(p.cost.tco_usd)});
   }
   t.add({std::string("total"), std::string(), std::string(), std::string(), Cell{}, Cell{},
          static_cast<long long>(f.devices), static_cast<long long>(f.servers), Cell{}, Cell{},
@@ -395,15 +393,22 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
       return fmt::format("{:.0f} {}", to_currency(usd, b.display_currency, b),
                          currency_name(b.display_currency));
     };
+    bool all_encoders = !plan.recommended.parts.empty();
+    for (const auto& p : plan.recommended.parts) all_encoders = all_encoders && p.encoder;
     out += fmt::format(
         "TCO over {} years: {} = capital {} + energy {} ({:.0f} kWh) + hosting {} + maintenance {} "
-        "+ operations {} + porting {}; {:.4g} {} per million output tokens{}{}\n",
+        "+ operations {} + porting {}; {}{}{}\n",
         plan.recommended.parts.empty() ? 0
                                        : static_cast<int>(plan.recommended.parts[0].years.size()),
         m(c.tco_usd), m(c.capital_usd), m(c.energy_usd), c.energy_kwh, m(c.hosting_usd),
         m(c.maintenance_usd), m(c.ops_usd), m(c.porting_usd),
-        to_currency(c.per_million_tokens_usd, b.display_currency, b),
-        currency_name(b.display_currency),
+        // An encoder's output is a label or an embedding per request, not tokens.
+        all_encoders ? fmt::format("{:.4g} {} per thousand requests",
+                                   to_currency(c.per_request_usd * 1000, b.display_currency, b),
+                                   currency_name(b.display_currency))
+                     : fmt::format("{:.4g} {} per million output tokens",
+                                   to_currency(c.per_million_tokens_usd, b.display_currency, b),
+                                   currency_name(b.display_currency)),
         c.cloud_available ? fmt::format("; the same device-hours in the cloud: {}", m(c.cloud_usd))
                           : "",
         c.estimate ? " (prices include estimates)" : "");
@@ -456,11 +461,14 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     if (!p.ranked.empty()) {
       heading(fmt::format("Pool '{}' ({}): top {} of {} feasible", p.pool.name, p.pool.model,
                           std::min(top, p.ranked.size()), p.ranked.size()));
-      out += render(compact(candidate_table("", p.ranked, top, b), o.format), o.format);
+      out += render(compact(candidate_table("", p.ranked, top, b), o.format, encoder_pool(p)),
+                    o.format);
     }
     if (p.pareto.size() > 1) {
       heading(fmt::format("Pool '{}': Pareto front (TCO vs P99 end-to-end)", p.pool.name));
-      out += render(compact(candidate_table("", p.pareto, p.pareto.size(), b), o.format), o.format);
+      out += render(
+          compact(candidate_table("", p.pareto, p.pareto.size(), b), o.format, encoder_pool(p)),
+          o.format);
     }
     if (!p.rejected.empty()) {
       heading(

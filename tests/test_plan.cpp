@@ -376,3 +376,60 @@ TEST_CASE("a scenario states a closed loop or a batch job instead of a rate", "[
   CHECK_FALSE(overlap.sc.ok());
   CHECK(overlap.diags.format().find("overlap") != std::string::npos);
 }
+
+TEST_CASE("an encoder's plan has no decode phase: no output tokens, no TPOT", "[solver]") {
+  spec::Diagnostics diags;
+  const spec::Catalog cat = spec::Catalog::load(kData, diags);
+  const std::string bert = R"(schema_version: 1
+kind: scenario
+name: enc
+workload:
+  classes:
+    - name: intent
+      model: bert-base
+      rate: {mean_qps: 300, peak_qps: 800}
+      prompt_tokens: 64
+      sla:
+        e2e_p99_s: 0.03
+candidates:
+  hardware: [t4]
+  precisions: [int8]
+  tp: [1]
+  max_batch: [32]
+)";
+  Parsed p = parse(bert);
+  INFO(p.diags.format());
+  REQUIRE(p.sc.ok());
+  spec::Diagnostics d;
+  auto in = spec::to_plan_inputs(*p.sc, cat, d);
+  INFO(d.format());
+  REQUIRE(in.has_value());
+  CHECK(in->pools[0].classes[0].output_tokens.value_tokens == 1);  // one forward pass
+  auto plan = solve(*in);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->feasible);
+  const CandidateRow& r = plan->recommended.parts.front();
+  CHECK(r.encoder);
+  // Requests per joule: 300 req/s on average over the IT watts.
+  CHECK(r.requests_per_joule == Approx(300 / r.power_w));
+  // A TPOT bound on an encoder, and a decoder without output lengths, are spec errors.
+  Parsed tpot = parse(replace(bert, "e2e_p99_s: 0.03", "tpot_p99_s: 0.01"));
+  REQUIRE(tpot.sc.ok());
+  spec::Diagnostics d2;
+  CHECK_FALSE(spec::to_plan_inputs(*tpot.sc, cat, d2).has_value());
+  CHECK(d2.format().find("bert-base is an encoder: TPOT does not apply") != std::string::npos);
+  Parsed dec = parse(replace(bert, "bert-base", "qwen2.5-7b"));
+  REQUIRE(dec.sc.ok());
+  spec::Diagnostics d3;
+  CHECK_FALSE(spec::to_plan_inputs(*dec.sc, cat, d3).has_value());
+  CHECK(d3.format().find("missing 'output_tokens': qwen2.5-7b generates text") !=
+        std::string::npos);
+  // The command's tables leave the decode columns out for an encoder pool.
+  Run out = cli("plan " + std::string(INFERCAP_SOURCE_DIR) + "/data/examples/bert-classifier.yaml");
+  INFO(out.out);
+  CHECK(out.rc == 0);
+  CHECK(out.out.find("requests_per_j") != std::string::npos);
+  CHECK(out.out.find("tokens_per_j") == std::string::npos);
+  CHECK(out.out.find("per thousand requests") != std::string::npos);
+  CHECK(out.out.find("most requests per joule") != std::string::npos);
+}

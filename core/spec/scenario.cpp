@@ -179,7 +179,7 @@ void read_sla(Reader& s, Sla& sla) {
 
 }  // namespace
 
-std::optional<RequestClass> read_request_class(Reader& r) {
+std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) {
   RequestClass c;
   bool ok = true;
   if (auto v = r.required<std::string>("name")) {
@@ -305,7 +305,13 @@ std::optional<RequestClass> read_request_class(Reader& r) {
   } else {
     ok = false;
   }
-  if (auto d = read_length(r, "output_tokens")) {
+  if (!r.has("output_tokens") && output_omitted != nullptr) {
+    // An encoder has no decode phase: its one "output token" is the forward pass that yields the
+    // label or embedding. Whether the model is one is known only when resolving.
+    r.ignore("output_tokens");
+    c.output_tokens = *fixed_length(1);
+    *output_omitted = true;
+  } else if (auto d = read_length(r, "output_tokens")) {
     c.output_tokens = *d;
   } else {
     ok = false;
@@ -358,8 +364,13 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
 
   if (auto w = r.required_child("workload")) {
     auto classes = w->list("classes", true);
-    for (auto& cr : classes)
-      if (auto c = read_request_class(cr)) sc.classes.push_back(*c);
+    for (auto& cr : classes) {
+      bool omitted = false;
+      if (auto c = read_request_class(cr, &omitted)) {
+        sc.classes.push_back(*c);
+        sc.output_tokens_omitted.push_back(omitted);
+      }
+    }
     for (size_t i = 0; i < sc.classes.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
         if (sc.classes[i].name == sc.classes[j].name)

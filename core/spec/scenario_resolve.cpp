@@ -211,6 +211,33 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
   in.space.max_seqs = sel.max_batch;
   in.space.allow_mixed = sel.mixed_fleet;
 
+  // Encoders (BERT-like classifiers, embedders) have no decode phase: no output lengths beyond
+  // their one pass, no TPOT. Decoders need their output lengths stated.
+  for (size_t i = 0; i < classes.size(); ++i) {
+    const bool omitted = i < sc.output_tokens_omitted.size() && sc.output_tokens_omitted[i];
+    for (const auto& m : in.models) {
+      if (m.name != classes[i].model) continue;
+      const std::string at = fmt::format("workload.classes[{}]", i);
+      if (m.arch == ModelArch::encoder) {
+        const auto& o = classes[i].output_tokens;
+        if (!omitted && !(o.kind == LengthKind::fixed && o.value_tokens == 1)) {
+          diags.error(sc.file, 0, 0, at + ".output_tokens",
+                      fmt::format("{} is an encoder: it has no decode phase", m.name),
+                      "omit output_tokens (or give 1)");
+        }
+        if (classes[i].sla.tpot.set()) {
+          diags.error(sc.file, 0, 0, at + ".sla",
+                      fmt::format("{} is an encoder: TPOT does not apply", m.name),
+                      "bound its latency with e2e_p99_s (or ttft_p99_s)");
+        }
+      } else if (omitted) {
+        diags.error(sc.file, 0, 0, at + ".output_tokens",
+                    fmt::format("missing 'output_tokens': {} generates text", m.name),
+                    "a token count or {kind: ...}");
+      }
+    }
+  }
+
   // A request longer than the model's context window is a spec error, not a rejection.
   for (size_t i = 0; i < classes.size(); ++i) {
     for (const auto& m : in.models) {

@@ -172,8 +172,11 @@ Result<Plan> solve(const PlanInputs& in) {
     }
     for (const auto& pr : plan.pools)
       if (pr.ranked.empty()) explain_infeasible(pr, plan);
-    if (auto best = best_fleet(in, plan.pools, objective_label(in.objective)))
-      plan.recommended = *best;
+    std::string label = objective_label(in.objective);
+    const ModelSpec* m0 = find_model(in, in.pools.front().model);
+    if (in.objective == Objective::min_energy && m0 != nullptr && m0->arch == ModelArch::encoder)
+      label = "most requests per joule meeting every constraint";
+    if (auto best = best_fleet(in, plan.pools, label)) plan.recommended = *best;
     if (in.strategy == FleetStrategy::tiered && !in.baseline_pools.empty())
       solve_tiered_baseline(in, plan, &evaluated, &verified);
   }

@@ -94,6 +94,7 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   r.hardware = hw.name;
   r.hw_class = hw.hw_class;
   r.vendor = hw.vendor;
+  r.encoder = model.arch == ModelArch::encoder;
   r.precision = prec.name;
   r.kv_precision = prec.kv_name.empty() ? std::string(dtype_name(prec.precision.kv)) : prec.kv_name;
   r.stack = stack.name;

@@ -40,7 +40,7 @@ namespace infercap::plan_detail {
 
 double objective_of(Objective o, const CandidateRow& r) {
   if (sizes_by_caps(o)) return r.carried_qps;
-  if (o == Objective::min_energy) return r.tokens_per_joule;
+  if (o == Objective::min_energy) return r.encoder ? r.requests_per_joule : r.tokens_per_joule;
   return r.cost.tco_usd;
 }
 

@@ -85,6 +85,7 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
       r.peak_power_w = fy.devices * device_power_w(hw, util_design) + fy.servers * host_w;
       r.output_tokens_per_s = average * out_tokens;
       r.tokens_per_joule = fy.it_power_w > 0 ? r.output_tokens_per_s / fy.it_power_w : 0;
+      r.requests_per_joule = fy.it_power_w > 0 ? average / fy.it_power_w : 0;
     }
   }
   r.replicas = replicas;

@@ -184,10 +184,14 @@ struct CandidateRow {
   double weights_bytes_per_device = 0;
   double memory_bytes_per_device = 0;
   // Physical results.
-  double power_w = 0;              ///< IT power at the average (planned) load, final year
-  double peak_power_w = 0;         ///< IT power at the design load, final year
-  double provisioned_w = 0;        ///< nameplate (TDP + hosts), final year
-  double tokens_per_joule = 0;     ///< output tokens per IT joule at the average load
+  double power_w = 0;             ///< IT power at the average (planned) load, final year
+  double peak_power_w = 0;        ///< IT power at the design load, final year
+  double provisioned_w = 0;       ///< nameplate (TDP + hosts), final year
+  double tokens_per_joule = 0;    ///< output tokens per IT joule at the average load
+  double requests_per_joule = 0;  ///< requests per IT joule at the average load
+  /// An encoder (no decode phase): renderers speak of req/s, P99 latency and req/J, not TPOT,
+  /// decode tokens/s or output-token costs.
+  bool encoder = false;
   double output_tokens_per_s = 0;  ///< at the average load, whole pool
   std::vector<FleetYear> years;
   // Money.
@@ -208,7 +212,8 @@ struct CandidateRow {
   double sim_ttft_p99_s = 0, sim_tpot_p99_s = 0, sim_e2e_p99_s = 0;
   bool sim_meets_sla = false;
   int rank = 0;  ///< 1 = best within its pool; 0 = rejected
-  /// The ranking key: TCO (min_tco), carried_qps (max_qps_*), tokens_per_joule (min_energy).
+  /// The ranking key: TCO (min_tco), carried_qps (max_qps_*), tokens_per_joule (min_energy;
+  /// requests_per_joule for an encoder).
   double objective_value = 0;
 
   const Constraint* binding_constraint() const {

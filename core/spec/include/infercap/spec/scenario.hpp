@@ -52,6 +52,8 @@ struct Scenario {
   std::string name;
   std::string description;
   std::vector<RequestClass> classes;
+  /// Per class: output_tokens was not given (allowed for encoders only, checked when resolving).
+  std::vector<bool> output_tokens_omitted;
   CandidateSelection candidates;
   ServingConfig serving;
   Constraints constraints;
@@ -83,8 +85,10 @@ std::string plan_stack_for(HwClass c);
 std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
                                          Diagnostics& diags);
 
-/// Reads one request class mapping (name, model, rate, arrival, prompt/output lengths, sla,
-/// priority). Exposed for other readers of workloads.
-std::optional<RequestClass> read_request_class(Reader& r);
+/// Reads one request class mapping (name, model, rate or batch, arrival, prompt/output lengths,
+/// sla, priority). Exposed for other readers of workloads. With `output_omitted` given, a class
+/// without output_tokens reads as 1 output token (an encoder's single pass) and sets the flag;
+/// without it, output_tokens is required.
+std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted = nullptr);
 
 }  // namespace infercap::spec
