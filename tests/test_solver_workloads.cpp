@@ -156,3 +156,37 @@ TEST_CASE("a batch job is sized for throughput and billed energy for the hours i
   CHECK(r.power_w == Approx(3 * (50 + 250.0 / 3) + 400));
   CHECK(r.provisioned_w == Approx(3 * 300 + 400));
 }
+
+TEST_CASE("a burst pool rented in the cloud for the burst hours is compared with owning it",
+          "[unit][solver]") {
+  PlanInputs in = inputs(1, 1);
+  const double q = eval(in).max_qps_per_replica;
+  // Everyday 0.5q (1 replica carries q); promotions at 3q: the burst pool carries 3q - q = 2q on
+  // 2 devices. Rented at $2.00 an hour for 100 h a year over the 2-year horizon:
+  // 2 x 2.00 x 100 x 2 = $800, against buying 2 devices + 1 server ($40k capex) or sizing the
+  // base for 3q.
+  in.pools[0].classes[0].rate.peak_qps = 3 * q;
+  in.pools[0].classes[0].rate.mean_qps = 0.5 * q;
+  in.prices.devices[0].cloud_usd_per_device_hour = 2;
+  in.strategy = FleetStrategy::burst;
+  in.burst_base_classes = {HwClass::gpu};
+  in.burst_buffer_classes = {HwClass::gpu};
+  in.burst_hours_per_year = 100;
+  auto plan = solve(in);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->feasible);
+  const FleetChoice& f = plan->recommended;
+  INFO(f.note);
+  CHECK(f.label == "base + cloud on demand for the burst hours");
+  REQUIRE(f.parts.size() == 2);
+  CHECK(f.parts[1].devices == 2);
+  CHECK(f.parts[1].cost.tco_usd == Approx(800));
+  CHECK(f.cost.tco_usd == Approx(f.parts[0].cost.tco_usd + 800));
+  CHECK(
+      f.note.find("2 x testgpu rented 100 h a year at $2.00 per device-hour: $800 over 2 years") !=
+      std::string::npos);
+  CHECK(f.note.find("against sizing the base hardware for the peak") != std::string::npos);
+  // The owned buffer and the peak-sized fleet are the alternatives, dearer.
+  REQUIRE(plan->alternatives.size() == 2);
+  for (const auto& a : plan->alternatives) CHECK(a.cost.tco_usd > f.cost.tco_usd);
+}

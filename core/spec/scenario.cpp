@@ -517,6 +517,16 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
     sc.fleet.baseline_model = f->value_or<std::string>("baseline_model", "");
     if (f->has("base_classes")) sc.fleet.base_classes = class_list(*f, "base_classes");
     if (f->has("buffer_classes")) sc.fleet.buffer_classes = class_list(*f, "buffer_classes");
+    if (auto e = f->child("burst_events")) {
+      const double n = e->value_or<double>("per_year", 0, Range::positive());
+      const double h = e->value_or<double>("hours", 0, Range::positive());
+      if (!e->has("per_year") || !e->has("hours"))
+        e->error_here("burst_events needs per_year and hours", "e.g. {per_year: 4, hours: 72}");
+      if (n * h > 8760) e->error_here(fmt::format("{} events of {} h are more than a year", n, h));
+      sc.fleet.burst_hours_per_year = n * h;
+      if (sc.fleet.strategy != FleetStrategy::burst)
+        f->error("burst_events", "burst_events applies to strategy: burst");
+    }
   }
 
   if (auto v = r.child("verify")) {

@@ -49,6 +49,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
   in.strategy = sc.fleet.strategy;
   in.burst_base_classes = sc.fleet.base_classes;
   in.burst_buffer_classes = sc.fleet.buffer_classes;
+  in.burst_hours_per_year = sc.fleet.burst_hours_per_year;
   in.prices = sc.prices;
   in.verify_top = sc.verify_top;
   in.verify_requests = sc.verify_requests;

@@ -1,10 +1,13 @@
-// Burst strategy: a base pool sized for the mean load and a buffer (CPU by default) for what
-// the base cannot carry at the peak, compared with all on the base hardware at the peak.
+// Burst strategy: a base pool sized for the mean load and a burst pool for what the base cannot
+// carry at the peak. The burst pool is an owned buffer (CPUs by default; with burst hours stated
+// also spare base hardware) or cloud capacity rented on demand for the burst hours only; the
+// cheapest is compared with all on the base hardware sized for the peak.
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "solver_internal.hpp"
 
@@ -51,29 +54,95 @@ void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified
   const double growth_end = std::pow(1.0 + in.constraints.load_growth_per_year,
                                      std::max(1, in.constraints.horizon_years) - 1);
   const double excess = std::max(0.0, design - base_capacity / growth_end);
-  std::vector<CandidateRow> parts = {b};
-  if (excess > 0) {
-    Pool buffer = with_rate(all, excess, 1e-9, all.name + " burst buffer", in.burst_buffer_classes);
-    PoolResult buf_r = solve_pool(in, buffer, *model, evaluated, verified);
-    plan.pools.push_back(buf_r);
-    if (buf_r.ranked.empty()) {
-      explain_infeasible(buf_r, plan);
-      if (alt) plan.alternatives.push_back(*alt);
-      return;
+  // The buffer works only in the burst hours when they are stated (energy follows them), and
+  // idles otherwise.
+  const double burst_share =
+      in.burst_hours_per_year > 0 ? std::min(1.0, in.burst_hours_per_year / kHoursPerYear) : 0;
+  const double buffer_average = std::max(1e-9, excess * burst_share);
+  std::vector<FleetChoice> options;
+  std::string label_note = fmt::format(
+      "base carries {} req/s (mean load {}); the burst pool covers {} req/s more at the {} req/s "
+      "peak",
+      rate(base_capacity), rate(average), rate(excess), rate(design));
+  if (excess <= 0) {
+    options.push_back(make_choice("base only (it carries the peak)", {b}, in));
+  } else {
+    // Owned buffers: the stated buffer classes (CPUs by default), and with burst hours stated
+    // also the base classes (spare GPUs), each priced as hardware with what the book owns.
+    std::vector<std::pair<std::string, std::vector<HwClass>>> buffers = {
+        {"base + burst buffer", in.burst_buffer_classes}};
+    if (in.burst_hours_per_year > 0 && in.burst_buffer_classes != in.burst_base_classes)
+      buffers.push_back({"base + burst buffer on the base hardware", in.burst_base_classes});
+    std::optional<FleetChoice> best_cloud;
+    double best_cloud_usd = 0;
+    for (const auto& [label, classes] : buffers) {
+      Pool buffer = with_rate(all, excess, buffer_average, all.name + " burst buffer", classes);
+      PoolResult buf_r = solve_pool(in, buffer, *model, evaluated, verified);
+      plan.pools.push_back(buf_r);
+      if (buf_r.ranked.empty()) {
+        explain_infeasible(buf_r, plan);
+        continue;
+      }
+      options.push_back(make_choice(label, {b, buf_r.ranked.front()}, in));
+      // Cloud on demand: the cheapest ranked buffer with a cloud price, rented for the burst
+      // hours only, every year of the horizon.
+      if (in.burst_hours_per_year <= 0) continue;
+      const CandidateRow* cloud = nullptr;
+      double cloud_usd = 0;
+      const double years = std::max(1, in.constraints.horizon_years);
+      for (const auto& r : buf_r.ranked) {
+        const DevicePricing* dp = in.prices.find(r.hardware);
+        if (dp == nullptr || dp->cloud_usd_per_device_hour <= 0) continue;
+        const double usd =
+            r.devices * dp->cloud_usd_per_device_hour * in.burst_hours_per_year * years;
+        if (cloud == nullptr || usd < cloud_usd) {
+          cloud = &r;
+          cloud_usd = usd;
+        }
+      }
+      if (cloud == nullptr || (best_cloud && cloud_usd >= best_cloud_usd)) continue;
+      best_cloud_usd = cloud_usd;
+      FleetChoice c = make_choice("base + cloud on demand for the burst hours", {b}, in);
+      CandidateRow rented = *cloud;
+      rented.pool = all.name + " cloud burst";
+      rented.cost = CostBreakdown{};
+      rented.cost.cloud_usd = rented.cost.tco_usd = cloud_usd;
+      rented.cost.opex_per_year_usd = cloud_usd / years;
+      rented.cost.cloud_available = true;
+      rented.power_w = 0;  // the provider's power, in its price
+      rented.years.clear();
+      c.parts.push_back(rented);
+      c.cost.tco_usd += cloud_usd;
+      c.cost.opex_per_year_usd += cloud_usd / years;
+      c.devices += rented.devices;
+      // An hourly price needs its cents.
+      const double hourly = to_currency(in.prices.find(rented.hardware)->cloud_usd_per_device_hour,
+                                        in.prices.display_currency, in.prices);
+      const bool cny = in.prices.display_currency == Currency::cny;
+      c.note = fmt::format(
+          "{} x {} rented {} h a year at {}{:.2f}{} per device-hour: {} over {} years",
+          rented.devices, rented.hardware, sig_fixed(in.burst_hours_per_year, 3), cny ? "" : "$",
+          hourly, cny ? " CNY" : "", money(cloud_usd, in.prices), years);
+      best_cloud = c;
     }
-    parts.push_back(buf_r.ranked.front());
+    if (best_cloud) options.push_back(*best_cloud);
   }
-  FleetChoice burst = make_choice("base + burst buffer", parts, in);
-  burst.note = fmt::format(
-      "base carries {:.3g} req/s (mean load {:.3g}); buffer covers {:.3g} req/s "
-      "more at the {:.3g} req/s peak",
-      base_capacity, average, excess, design);
+  if (options.empty()) {
+    if (alt) plan.alternatives.push_back(*alt);
+    plan.pools.push_back(alt_r);
+    return;
+  }
+  std::sort(options.begin(), options.end(), [](const FleetChoice& x, const FleetChoice& y) {
+    return x.cost.tco_usd < y.cost.tco_usd;
+  });
+  FleetChoice burst = options.front();
+  burst.note = label_note + (burst.note.empty() ? "" : "; " + burst.note);
   if (alt && alt->cost.tco_usd < burst.cost.tco_usd) {
-    alt->note =
-        fmt::format("saves {} against a base pool plus a burst buffer",
-                    money_apart(burst.cost.tco_usd - alt->cost.tco_usd, 0, in.prices).first);
+    alt->note = fmt::format("saves {} against the cheapest burst pool ({})",
+                            money_apart(burst.cost.tco_usd - alt->cost.tco_usd, 0, in.prices).first,
+                            burst.label);
     plan.recommended = *alt;
-    plan.alternatives.push_back(burst);
+    for (const auto& o : options) plan.alternatives.push_back(o);
   } else {
     if (alt) {
       const auto [saved, peak] =
@@ -83,6 +152,7 @@ void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified
           peak, alt->devices, alt->parts.empty() ? std::string() : alt->parts.front().hardware);
     }
     plan.recommended = burst;
+    for (size_t i = 1; i < options.size(); ++i) plan.alternatives.push_back(options[i]);
     if (alt) plan.alternatives.push_back(*alt);
   }
   plan.pools.push_back(alt_r);

@@ -131,6 +131,10 @@ struct PlanInputs {
   FleetStrategy strategy = FleetStrategy::single;
   std::vector<HwClass> burst_base_classes = {HwClass::gpu};
   std::vector<HwClass> burst_buffer_classes = {HwClass::cpu};
+  /// Burst only: hours a year the load exceeds the base pool (events x hours each). When set, the
+  /// burst pool's energy follows them, and cloud capacity rented for those hours and a buffer of
+  /// spare base hardware are compared with the owned buffer. 0 = not stated.
+  double burst_hours_per_year = 0;
   PriceBook prices;
   int verify_top = 10;             ///< finalists re-checked by the simulator
   int64_t verify_requests = 4000;  ///< measured requests per simulator check

@@ -45,6 +45,8 @@ struct FleetSpec {
   std::string baseline_model;   ///< tiered: everything on this model, for comparison
   std::vector<HwClass> base_classes = {HwClass::gpu};    ///< burst
   std::vector<HwClass> buffer_classes = {HwClass::cpu};  ///< burst
+  /// burst: `burst_events: {per_year: N, hours: H}` -> N x H hours a year above the base pool.
+  double burst_hours_per_year = 0;
 };
 
 struct Scenario {
