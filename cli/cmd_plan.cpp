@@ -355,6 +355,8 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     j["pools"] = pools;
     j["infeasible_reason"] = plan.infeasible_reason;
     j["suggestions"] = plan.suggestions;
+    j["unpriced"] = plan.unpriced;
+    j["unpriced_note"] = plan.unpriced_note;
     j["candidates_evaluated"] = plan.candidates_evaluated;
     j["candidates_verified"] = plan.candidates_verified;
     return j.dump(2) + "\n";
@@ -377,6 +379,8 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
   out += md ? fmt::format("# infercap plan: {}\n", plan.name)
             : fmt::format("infercap plan: {}\n", plan.name);
   if (!o.description.empty()) out += o.description + "\n";
+  // The headline says which candidates never competed for want of a price.
+  if (!plan.unpriced.empty()) out += fmt::format("Note: {}.\n", plan.unpriced_note);
   if (plan.feasible) {
     heading(fmt::format("Recommended: {}", plan.recommended.label));
     out += render(fleet_table(plan.recommended, b), o.format);

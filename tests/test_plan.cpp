@@ -433,3 +433,27 @@ candidates:
   CHECK(out.out.find("per thousand requests") != std::string::npos);
   CHECK(out.out.find("most requests per joule") != std::string::npos);
 }
+
+TEST_CASE("the new examples answer their questions", "[solver]") {
+  const std::string ex = std::string(INFERCAP_SOURCE_DIR) + "/data/examples/";
+  // Domestic-only: no American vendor anywhere in the answer; the unpriced domestic parts named.
+  Run dom = cli("plan " + ex + "domestic-only.yaml --format json");
+  REQUIRE(dom.rc == 0);
+  auto j = nlohmann::json::parse(dom.out);
+  CHECK(j["currency"] == "CNY");
+  for (const auto& p : j["recommended"]["parts"])
+    CHECK(p["hardware"].get<std::string>().rfind("ascend", 0) == 0);
+  CHECK(j["unpriced_note"].get<std::string>().find("cambricon-mlu370-x8") != std::string::npos);
+  // The power-capped room is answered by what 12 kW buys, within 12 kW.
+  Run room = cli("plan " + ex + "power-capped-room.yaml --format json");
+  REQUIRE(room.rc == 0);
+  auto r = nlohmann::json::parse(room.out);
+  CHECK(r["objective"] == "max_qps_within_power");
+  CHECK(r["recommended"]["parts"][0]["provisioned_w"].get<double>() <= 12000);
+  CHECK(r["recommended"]["parts"][0]["carried_qps"].get<double>() >= 60);
+  // The promotion calendar compares an owned buffer, spare GPUs and the cloud.
+  Run promo = cli("plan " + ex + "promo-burst-cloud.yaml");
+  REQUIRE(promo.rc == 0);
+  CHECK(promo.out.find("cloud on demand for the burst hours") != std::string::npos);
+  CHECK(promo.out.find("against sizing the base hardware for the peak") != std::string::npos);
+}

@@ -198,3 +198,26 @@ TEST_CASE("staged growth states what it saves against buying the final fleet on 
   CHECK(note.find("saves $") != std::string::npos);
   CHECK(note.find("against buying the final year's fleet on day one") != std::string::npos);
 }
+
+TEST_CASE("hardware without a price is named in the plan, not dropped in silence",
+          "[unit][solver]") {
+  PlanInputs in = inputs(100, 50);
+  HardwareSpec unpriced = test_gpu();
+  unpriced.name = "quoteless";
+  in.space.hardware.push_back(unpriced);
+  auto plan = solve(in);
+  REQUIRE(plan.ok());
+  CHECK(plan->feasible);  // the priced test GPU still answers
+  CHECK(plan->unpriced == std::vector<std::string>{"quoteless"});
+  CHECK(plan->unpriced_note.find("left out for want of a price in price book 'test': quoteless; "
+                                 "add each under prices.devices") != std::string::npos);
+  bool rejected = false;
+  for (const auto& r : plan->pools[0].rejected)
+    rejected = rejected || (r.hardware == "quoteless" && r.binding_constraint()->name == "priced");
+  CHECK(rejected);
+  in.space.hardware.pop_back();
+  auto all_priced = solve(in);
+  REQUIRE(all_priced.ok());
+  CHECK(all_priced->unpriced.empty());
+  CHECK(all_priced->unpriced_note.empty());
+}

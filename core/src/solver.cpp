@@ -190,6 +190,16 @@ Result<Plan> solve(const PlanInputs& in) {
         if (pr.ranked.empty()) explain_infeasible(pr, plan);
     }
   }
+  // The catalog's holes are stated, not silent: hardware without a price cannot be ranked.
+  for (const auto& h : in.space.hardware)
+    if (in.prices.find(h.name) == nullptr) plan.unpriced.push_back(h.name);
+  if (!plan.unpriced.empty()) {
+    plan.unpriced_note = fmt::format(
+        "left out for want of a price in price book '{}': {}; add each under prices.devices (in "
+        "the scenario or the price book) with unit_price_usd, server_price_usd, server_host_w and "
+        "a source",
+        in.prices.name, fmt::join(plan.unpriced, ", "));
+  }
   plan.candidates_evaluated = evaluated;
   plan.candidates_verified = verified;
   return plan;

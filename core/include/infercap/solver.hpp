@@ -260,6 +260,11 @@ struct Plan {
   /// When infeasible: the binding constraint, by how much, and what would make it feasible.
   std::string infeasible_reason;
   std::vector<std::string> suggestions;
+  /// Hardware of the search space the price book has no price for: every such candidate is
+  /// rejected as "priced"; the plan says so rather than letting them drop out in silence.
+  std::vector<std::string> unpriced;
+  /// One sentence naming them and how to add a price; empty when everything is priced.
+  std::string unpriced_note;
   int candidates_evaluated = 0;
   int candidates_verified = 0;
 };
