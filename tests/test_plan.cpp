@@ -457,3 +457,24 @@ TEST_CASE("the new examples answer their questions", "[solver]") {
   CHECK(promo.out.find("cloud on demand for the burst hours") != std::string::npos);
   CHECK(promo.out.find("against sizing the base hardware for the peak") != std::string::npos);
 }
+
+TEST_CASE("a class's prefix reuse is read, checked and applied to its pool", "[unit][solver]") {
+  spec::Diagnostics diags;
+  const spec::Catalog cat = spec::Catalog::load(kData, diags);
+  const std::string text =
+      replace(replace(kGood, "prompt_tokens: {kind: lognormal, p50: 400, p90: 1000}",
+                      "prompt_tokens: 1000\n      prefix: {shared_tokens: 600, hit_rate: 0.5}"),
+              "[l4]", "[l4]");
+  Parsed p = parse(text);
+  INFO(p.diags.format());
+  REQUIRE(p.sc.ok());
+  spec::Diagnostics d;
+  auto in = spec::to_plan_inputs(*p.sc, cat, d);
+  REQUIRE(in.has_value());
+  // 1000 - 0.5 x 600 = 700 tokens left to prefill.
+  CHECK(mean(in->pools[0].classes[0].prompt_tokens) == Approx(700));
+  CHECK(mean(p.sc->classes[0].prompt_tokens) == Approx(1000));  // the scenario as stated
+  Parsed bad = parse(replace(text, "hit_rate: 0.5", "hit_rate: 1.5"));
+  CHECK_FALSE(bad.sc.ok());
+  CHECK(bad.diags.format().find("prefix.hit_rate") != std::string::npos);
+}

@@ -190,3 +190,33 @@ TEST_CASE("a burst pool rented in the cloud for the burst hours is compared with
   REQUIRE(plan->alternatives.size() == 2);
   for (const auto& a : plan->alternatives) CHECK(a.cost.tco_usd > f.cost.tco_usd);
 }
+
+TEST_CASE("prefix reuse removes the cached share of each prompt from prefill and KV",
+          "[unit][solver]") {
+  // 1000-token prompts of which an 800-token system prompt is cached for 90% of requests:
+  // 0.9 x 800 = 720 tokens a request are not recomputed, 280 are.
+  PlanInputs in = inputs(100, 50);
+  in.pools[0].classes[0].prompt_tokens = *fixed_length(1000);
+  auto reused = with_prefix_reuse(in.pools[0].classes[0], 800, 0.9);
+  REQUIRE(reused.ok());
+  CHECK(mean(reused->prompt_tokens) == Approx(280));
+  // A lognormal keeps its family and shape; its mean drops by the same 720 tokens.
+  RequestClass ln = in.pools[0].classes[0];
+  ln.prompt_tokens = *lognormal_length_mean_sigma(1500, 0.6);
+  auto ln2 = with_prefix_reuse(ln, 800, 0.9);
+  REQUIRE(ln2.ok());
+  CHECK(ln2->prompt_tokens.kind == LengthKind::lognormal);
+  CHECK(mean(ln2->prompt_tokens) == Approx(1500 - 720));
+  CHECK(ln2->prompt_tokens.sigma == Approx(0.6));
+  CHECK_FALSE(with_prefix_reuse(in.pools[0].classes[0], 800, 1.5).ok());
+  CHECK_FALSE(with_prefix_reuse(in.pools[0].classes[0], 1200, 1.0).ok());  // longer than the prompt
+  // Less to prefill: one replica carries more within the same TTFT SLA.
+  const CandidateRow whole = eval(in);
+  PlanInputs cached = in;
+  cached.pools[0].classes[0] = *reused;
+  const CandidateRow part = eval(cached);
+  REQUIRE(whole.feasible);
+  REQUIRE(part.feasible);
+  CHECK(part.max_qps_per_replica > whole.max_qps_per_replica);
+  CHECK(part.context_tokens == Approx(280 + 50));
+}

@@ -366,9 +366,17 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
     auto classes = w->list("classes", true);
     for (auto& cr : classes) {
       bool omitted = false;
+      std::pair<double, double> prefix{0, 0};
+      if (auto pr = cr.child("prefix")) {
+        prefix.first = pr->required<double>("shared_tokens", Range::non_negative()).value_or(0);
+        prefix.second = pr->required<double>("hit_rate", Range::fraction()).value_or(0);
+      }
       if (auto c = read_request_class(cr, &omitted)) {
+        if (auto check = with_prefix_reuse(*c, prefix.first, prefix.second); !check)
+          cr.error("prefix", check.error().message);
         sc.classes.push_back(*c);
         sc.output_tokens_omitted.push_back(omitted);
+        sc.prefix_reuse.push_back(prefix);
       }
     }
     for (size_t i = 0; i < sc.classes.size(); ++i) {

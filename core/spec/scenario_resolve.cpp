@@ -81,11 +81,18 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
   for (size_t i = 0; i < classes.size(); ++i)
     classes[i].model = model(classes[i].model, fmt::format("workload.classes[{}].model", i));
 
+  // The context-window check below reads the classes as stated; the pools serve what is left to
+  // compute after prefix reuse.
+  std::vector<RequestClass> served = classes;
+  for (size_t i = 0; i < served.size() && i < sc.prefix_reuse.size(); ++i) {
+    const auto [shared, hit] = sc.prefix_reuse[i];
+    if (auto c = with_prefix_reuse(served[i], shared, hit)) served[i] = *c;
+  }
   if (sc.fleet.strategy == FleetStrategy::tiered) {
     std::vector<TierSpec> tiers = sc.fleet.tiers;
     for (size_t i = 0; i < tiers.size(); ++i)
       tiers[i].model = model(tiers[i].model, fmt::format("fleet.tiers[{}].model", i));
-    auto pools = tiered_pools(classes, tiers);
+    auto pools = tiered_pools(served, tiers);
     if (!pools) {
       diags.error(sc.file, 0, 0, "fleet.tiers", pools.error().message);
     } else {
@@ -95,12 +102,12 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
                            ? (tiers.empty() ? "" : tiers.back().model)
                            : model(sc.fleet.baseline_model, "fleet.baseline_model");
     if (!base.empty()) {
-      auto bp = tiered_pools(classes, {{"baseline " + base, base, 1.0}});
+      auto bp = tiered_pools(served, {{"baseline " + base, base, 1.0}});
       if (bp) in.baseline_pools = *bp;
     }
   } else {
     // One pool per model: a replica serves one model.
-    for (const auto& c : classes) {
+    for (const auto& c : served) {
       auto it = std::find_if(in.pools.begin(), in.pools.end(),
                              [&](const Pool& p) { return p.model == c.model; });
       if (it == in.pools.end()) {

@@ -499,6 +499,37 @@ double ArrivalSampler::next_gap_s(Rng& rng) const {
 
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+// Every length multiplied by f > 0 (the family is kept: a lognormal's mu moves by ln f).
+LengthDist scaled(LengthDist d, double f) {
+  d.value_tokens *= f;
+  d.min_tokens *= f;
+  d.max_tokens *= f;
+  if (d.kind == LengthKind::lognormal) d.mu += std::log(f);
+  for (auto& b : d.bin_tokens) b *= f;
+  return d;
+}
+
+}  // namespace
+
+Result<RequestClass> with_prefix_reuse(RequestClass c, double shared_tokens, double hit_rate) {
+  if (!(hit_rate >= 0 && hit_rate <= 1))
+    return Error{fmt::format("prefix.hit_rate: must be in [0, 1], got {}", hit_rate)};
+  if (!(shared_tokens >= 0))
+    return Error{fmt::format("prefix.shared_tokens: must be >= 0, got {}", shared_tokens)};
+  const double m = mean(c.prompt_tokens);
+  const double saved = hit_rate * shared_tokens;
+  if (!(saved < m)) {
+    return Error{
+        fmt::format("prefix: {} cached tokens per request on average is not below the "
+                    "mean prompt of {:.0f} tokens",
+                    saved, m)};
+  }
+  if (saved > 0) c.prompt_tokens = scaled(c.prompt_tokens, 1 - saved / m);
+  return c;
+}
+
 std::vector<std::string> validate(const RequestClass& c) {
   std::vector<std::string> out;
   const std::string at = fmt::format("classes[{}]", c.name.empty() ? "?" : c.name);

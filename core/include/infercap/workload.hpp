@@ -185,6 +185,15 @@ struct RequestClass {
   int priority = 0;  ///< higher = more important; the simulator's scheduler is FCFS (see docs)
 };
 
+/// Prefix reuse (vLLM's automatic prefix caching): a `shared_tokens` prefix (a system prompt,
+/// earlier turns) whose KV is already cached for a fraction `hit_rate` of requests. Those tokens
+/// are neither prefilled again nor stored again per sequence, so the class's prompt lengths are
+/// what is left to compute: scaled by 1 - hit_rate x shared_tokens / mean prompt (a scale keeps
+/// every length family; the mean drops by exactly hit_rate x shared_tokens). Attention over the
+/// cached prefix is not charged: a slight underestimate for long prefixes. Errors on a hit rate
+/// outside [0, 1], negative shared tokens, or a prefix longer than the mean prompt.
+Result<RequestClass> with_prefix_reuse(RequestClass c, double shared_tokens, double hit_rate);
+
 /// Checks rates (non-negative, at least one positive, 24 hourly values if a curve is given),
 /// arrival SCVs (gamma > 0, H2 > 1), length distributions, SLA percentiles in (0, 100) and
 /// non-negative limits. Messages name the field ("classes[chat].sla.ttft.percentile: ...").

@@ -56,6 +56,8 @@ struct Scenario {
   std::vector<RequestClass> classes;
   /// Per class: output_tokens was not given (allowed for encoders only, checked when resolving).
   std::vector<bool> output_tokens_omitted;
+  /// Per class: `prefix: {shared_tokens, hit_rate}` (0, 0 when absent), applied when resolving.
+  std::vector<std::pair<double, double>> prefix_reuse;
   CandidateSelection candidates;
   ServingConfig serving;
   Constraints constraints;
