@@ -33,18 +33,23 @@ std::string objective_label(Objective o) {
 }  // namespace
 
 Result<PrecisionChoice> precision_preset(std::string_view name) {
-  auto p = [](DType w, DType a, DType kv) { return Precision{w, a, kv}; };
+  auto p = [](const char* n, DType w, DType a, DType kv) {
+    PrecisionChoice c;
+    c.name = n;
+    c.precision = Precision{w, a, kv};
+    return c;
+  };
   static const std::vector<PrecisionChoice> presets = {
-      {"fp32", p(DType::fp32, DType::fp32, DType::fp32)},
-      {"bf16", p(DType::bf16, DType::bf16, DType::bf16)},
-      {"fp16", p(DType::fp16, DType::fp16, DType::fp16)},
-      {"fp8", p(DType::fp8, DType::fp8, DType::bf16)},
-      {"int8", p(DType::int8, DType::int8, DType::bf16)},
-      {"w8a16", p(DType::int8, DType::bf16, DType::bf16)},
-      {"int4", p(DType::int4, DType::bf16, DType::bf16)},
-      {"q8_0", p(DType::q8_0, DType::bf16, DType::fp16)},
-      {"q4_0", p(DType::q4_0, DType::bf16, DType::fp16)},
-      {"q4_k_m", p(DType::q4_k_m, DType::bf16, DType::fp16)},
+      p("fp32", DType::fp32, DType::fp32, DType::fp32),
+      p("bf16", DType::bf16, DType::bf16, DType::bf16),
+      p("fp16", DType::fp16, DType::fp16, DType::fp16),
+      p("fp8", DType::fp8, DType::fp8, DType::bf16),
+      p("int8", DType::int8, DType::int8, DType::bf16),
+      p("w8a16", DType::int8, DType::bf16, DType::bf16),
+      p("int4", DType::int4, DType::bf16, DType::bf16),
+      p("q8_0", DType::q8_0, DType::bf16, DType::fp16),
+      p("q4_0", DType::q4_0, DType::bf16, DType::fp16),
+      p("q4_k_m", DType::q4_k_m, DType::bf16, DType::fp16),
   };
   for (const auto& pc : presets)
     if (pc.name == name) return pc;

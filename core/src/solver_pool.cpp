@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "solver_internal.hpp"
 
@@ -113,7 +114,10 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
       rows[i] = r;
       if (r.verified && sim.meets_sla && req.extra_replicas > 0) {
         // The simulator, not the analytic model, set this fleet's size.
-        add(rows[i], "simulated_sla", true, 0,
+        // Its slack is the simulator's: 1 - the largest P99 / limit ratio of the SLA.
+        const double slack =
+            std::isfinite(sim.all.binding_ratio) ? std::max(0.0, 1 - sim.all.binding_ratio) : 0.0;
+        add(rows[i], "simulated_sla", true, slack,
             fmt::format("the simulator needed {} replicas more than the analytic {} to meet the "
                         "SLA (P99 TTFT {}, TPOT {})",
                         req.extra_replicas, r.replicas - req.extra_replicas,
