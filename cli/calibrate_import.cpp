@@ -469,10 +469,7 @@ std::vector<StackParam> sensitive_params(const std::vector<StackParam>& params,
     double* f = stack_param_field(moved.for_class(cls), prm);
     // A 1% step (down for fractions near 1, from a small floor for overheads at zero): the local
     // slope, so a limit that binds only after a large step does not count.
-    const bool fraction =
-        prm != StackParam::kernel_overhead_s && prm != StackParam::step_overhead_s &&
-        prm != StackParam::issue_cycles_per_weight &&
-        prm != StackParam::quantised_issue_cycles_per_weight && prm != StackParam::flops_per_watt;
+    const bool fraction = stack_param_is_fraction(prm);
     *f = *f <= 0 ? 1e-4 : (fraction && *f > 0.98 ? *f * 0.99 : *f * 1.01);
     double most = 0;
     for (size_t i = 0; i < cases.size(); ++i) {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -12,9 +13,11 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "infercap/calibration/run.hpp"
+#include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/profile_io.hpp"
 #include "infercap/units.hpp"
+#include "measured_hardware.hpp"
 
 namespace infercap::cli {
 
@@ -29,6 +32,7 @@ struct CalibrateArgs {
   std::string output;
   std::string rows;
   std::string hardware;
+  std::string hardware_out;  // where a measured entry goes (default: beside the profile)
   std::string data;
   int threads = 0;
   double max_spread = 0.25;
@@ -61,6 +65,19 @@ void write_rows_csv(const std::string& path, const calibration::RunResult& r) {
         m.p10_s, m.p90_s, m.spread, m.noisy ? 1 : 0, m.check_ok ? 1 : 0, m.check_error,
         m.bytes_per_s(), m.flops_per_s());
   }
+}
+
+// The clock /proc/cpuinfo reports for the first CPU (MHz); 0 when it says nothing (non-Linux).
+double cpu_mhz_from_proc() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu MHz", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return std::atof(line.c_str() + colon + 1);
+    }
+  }
+  return 0;
 }
 
 std::string gb(double v) {
@@ -133,15 +150,31 @@ int run_calibrate(const CalibrateArgs& a) {
     fmt::print(stderr, "infercap calibrate: --quick and --full exclude each other\n");
     return kExitUsage;
   }
-  // The datasheet to compare with (optional): load before measuring, so a typo fails fast.
+  // The datasheet to compare with (optional): load before measuring, so a typo fails fast. A
+  // name the catalog does not know (and no such file) names the measured machine's new entry.
   std::optional<HardwareSpec> hw;
+  std::string new_name;
   if (!a.hardware.empty()) {
     spec::Diagnostics diags;
     const auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);
-    hw = catalog.resolve_hardware(a.hardware, diags);
-    if (!hw) {
-      print_diagnostics(diags);
-      return kExitSpec;
+    std::error_code ec;
+    if (catalog.find_hardware(a.hardware) == nullptr && !std::filesystem::exists(a.hardware, ec) &&
+        a.hardware.find('/') == std::string::npos && !a.hardware.ends_with(".yaml")) {
+      new_name = a.hardware;
+      std::string near;
+      for (const auto& n : catalog.near_hardware(a.hardware))
+        near += (near.empty() ? "" : ", ") + n;
+      fmt::print(
+          stderr,
+          "infercap calibrate: '{}' is not in the catalog{}; the measured machine gets a new "
+          "hardware entry under that name\n",
+          a.hardware, near.empty() ? "" : " (near: " + near + ")");
+    } else {
+      hw = catalog.resolve_hardware(a.hardware, diags);
+      if (!hw) {
+        print_diagnostics(diags);
+        return kExitSpec;
+      }
     }
   }
   calibration::RunOptions opt;
@@ -181,12 +214,43 @@ int run_calibrate(const CalibrateArgs& a) {
   for (const auto& s : r.fit.notes) fmt::print("  {}\n", s);
   CalibrationProfile profile = r.fit.profile;
   if (hw) profile.hardware = hw->name;
+  // A machine the catalog does not know gets an entry of its own, every figure measured, so the
+  // profile names hardware that validate/predict/plan can use.
+  std::string hw_yaml, hw_path;
+  if (!hw && backend->name == "cpu") {
+    const std::string name =
+        new_name.empty() ? measured_hardware_name(r.machine.cpu_model) : new_name;
+    const HardwareSpec measured = measured_cpu_hardware(r, profile, name, cpu_mhz_from_proc());
+    hw_yaml = hardware_to_yaml(measured, profile.provenance);
+    hw_path = a.hardware_out;
+    if (hw_path.empty() && !a.output.empty()) {
+      std::filesystem::path o(a.output);
+      hw_path = (o.parent_path() / (o.stem().string() + ".hardware.yaml")).string();
+    }
+    if (!hw_path.empty()) {
+      // The profile names the entry by file, relative to the profile's folder when beside it.
+      const auto rel = std::filesystem::path(hw_path).lexically_relative(
+          std::filesystem::path(a.output.empty() ? "." : a.output).parent_path());
+      profile.hardware = a.output.empty() || rel.empty() ? hw_path : rel.string();
+    } else {
+      profile.hardware = name;
+    }
+  }
   print_vs_datasheet(profile, hw ? &*hw : nullptr);
   if (!a.rows.empty()) write_rows_csv(a.rows, r);
   if (!r.failed.empty()) {
     fmt::print(stderr, "infercap calibrate: {} kernel(s) failed their checks; no profile written\n",
                r.failed.size());
     return kExitCalibration;
+  }
+  if (!hw_path.empty()) {
+    if (auto w = spec::write_file_atomically(hw_path, hw_yaml); !w) {
+      fmt::print(stderr, "infercap calibrate: {}\n", w.error().message);
+      return kExitIo;
+    }
+    fmt::print("wrote {} (hardware entry for this machine; the profile names it)\n", hw_path);
+  } else if (!hw_yaml.empty()) {
+    fmt::print("\n# hardware entry for this machine (write it with --hardware-out):\n{}", hw_yaml);
   }
   if (!a.output.empty()) {
     auto saved = spec::save_profile(profile, a.output);
@@ -216,6 +280,9 @@ Runner register_calibrate(CLI::App& app) {
   sub->add_option("--rows", args->rows, "also write every measurement row as CSV");
   sub->add_option("--hardware,-H", args->hardware,
                   "datasheet to compare with: catalog name or YAML");
+  sub->add_option("--hardware-out", args->hardware_out,
+                  "where to write the measured machine's hardware entry when the catalog does "
+                  "not know it (default: beside -o, NAME.hardware.yaml)");
   sub->add_option("--data", args->data, "catalog folder");
   sub->add_option("--threads", args->threads, "use at most this many cores (default: all)");
   sub->add_option("--max-spread", args->max_spread,

@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "infercap/spec/profile_io.hpp"
+#include "measured_hardware.hpp"
 #include "output.hpp"
 #include "predict_report.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 
 struct PredictArgs {
   std::string model = "llama-3.1-8b";
-  std::string hardware = "h200";
+  std::string hardware;  // empty: the profile's hardware with --calibration, else h200
   std::string stack;
   std::string calibration;
   std::string data;
@@ -45,15 +46,23 @@ int run_predict(const PredictArgs& a) {
 
   auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);
   auto model = catalog.resolve_model(a.model, diags);
-  auto hw = catalog.resolve_hardware(a.hardware, diags);
-  if (!model || !hw) return print_diagnostics(diags);
-  auto stack =
-      catalog.resolve_stack(a.stack.empty() ? default_stack_for(hw->hw_class) : a.stack, diags);
   std::optional<CalibrationProfile> profile;
   if (!a.calibration.empty()) {
     auto p = spec::load_profile(a.calibration, diags);
     if (p) profile = *p;
   }
+  // Without --hardware, the profile's own hardware (a catalog entry or the entry calibrate wrote).
+  std::optional<HardwareSpec> hw;
+  if (!a.hardware.empty()) {
+    hw = catalog.resolve_hardware(a.hardware, diags);
+  } else if (profile) {
+    hw = profile_hardware(catalog, *profile, a.calibration, diags);
+  } else {
+    hw = catalog.resolve_hardware("h200", diags);
+  }
+  if (!model || !hw) return print_diagnostics(diags);
+  auto stack =
+      catalog.resolve_stack(a.stack.empty() ? default_stack_for(hw->hw_class) : a.stack, diags);
   if (!stack || diags.has_errors()) return print_diagnostics(diags);
   apply_default_precision(a.dep, *hw, *dep);
 
@@ -87,8 +96,9 @@ Runner register_predict(CLI::App& app) {
   auto* sub =
       app.add_subcommand("predict", "Predict prefill (TTFT) and decode (TPOT) per operator");
   sub->add_option("--model,-m", args->model, "catalog name or YAML file")->capture_default_str();
-  sub->add_option("--hardware,-H", args->hardware, "catalog name or YAML file")
-      ->capture_default_str();
+  sub->add_option("--hardware,-H", args->hardware,
+                  "catalog name or YAML file (default: the --calibration profile's hardware, "
+                  "else h200)");
   sub->add_option("--stack,-s", args->stack, "serving stack (default: per hardware class)");
   sub->add_option("--calibration", args->calibration,
                   "calibration profile YAML (infercap calibrate)");

@@ -14,8 +14,10 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "infercap/calibration/provenance.hpp"
+#include "infercap/cpu_kernels.hpp"
 #include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/profile_io.hpp"
+#include "measured_hardware.hpp"
 #include "measurements.hpp"
 #include "output.hpp"
 #include "stack_yaml.hpp"
@@ -33,6 +35,7 @@ struct ValidateArgs {
   std::string write;
   bool cross_validate = false;
   bool summary_only = false;
+  bool by_device = false;                 // also summarise per source, metric and device
   std::vector<std::string> calibrations;  // profiles; each applies to rows of its hardware
 };
 
@@ -46,7 +49,34 @@ double percentile(std::vector<double> v, double q) {
 }
 
 std::string metric_group(BenchMetric m) {
-  return m == BenchMetric::generation_tokens_per_s ? "decode" : "prefill";
+  switch (m) {
+    case BenchMetric::generation_tokens_per_s:
+      return "decode";
+    case BenchMetric::prefill_tokens_per_s:
+    case BenchMetric::ttft_s:
+      return "prefill";
+    case BenchMetric::tpot_s:
+      return "static tpot";
+    case BenchMetric::e2e_latency_s:
+      return "static e2e latency";
+    case BenchMetric::static_output_tokens_per_s:
+      return "static output throughput";
+    case BenchMetric::serving_ttft_mean_s:
+      return "serving ttft mean";
+    case BenchMetric::serving_ttft_p99_s:
+      return "serving ttft p99";
+    case BenchMetric::serving_tpot_mean_s:
+      return "serving itl mean";
+    case BenchMetric::serving_tpot_p99_s:
+      return "serving itl p99";
+    case BenchMetric::serving_e2e_mean_s:
+      return "serving e2e mean";
+    case BenchMetric::serving_output_tokens_per_s:
+      return "serving output throughput";
+    case BenchMetric::serving_requests_per_s:
+      return "serving request throughput";
+  }
+  return "?";
 }
 
 std::string source_tag(const MeasurementRow& r) {
@@ -77,6 +107,27 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
     }
   }
   std::vector<StackParam> p{StackParam::weight_bandwidth_fraction};
+  if (cls == HwClass::cpu && start.cpu_isa_kernels) {
+    // Kernels per instruction family: the fractions of each family's peak that the rows reach,
+    // and how fast one thread pulls memory (what few-thread decode runs are limited by).
+    bool amx_prefill = false, few_threads = false;
+    for (const auto& c : cases) {
+      if (!c.hardware.cpu) continue;
+      const auto k = llamacpp_cpu_kernels(c.deployment.precision.weights, *c.hardware.cpu);
+      amx_prefill =
+          amx_prefill || (c.metric != BenchMetric::generation_tokens_per_s && is_amx(k.prefill));
+      few_threads = few_threads || (c.deployment.cpu.threads_per_socket > 0 &&
+                                    c.deployment.cpu.threads_per_socket < c.hardware.cpu->cores);
+    }
+    if (few_threads) p.push_back(StackParam::core_bandwidth_bytes_per_s);
+    if (has_prefill && has_native) p.push_back(StackParam::gemm_compute_fraction);
+    if (has_prefill && has_quant && !amx_prefill)
+      p.push_back(StackParam::quantised_gemm_compute_fraction);
+    if (amx_prefill) p.push_back(StackParam::amx_gemm_fraction);
+    if (has_native_decode) p.push_back(StackParam::dot_fraction);
+    if (has_quant_decode) p.push_back(StackParam::quantised_dot_fraction);
+    return p;
+  }
   if (cls == HwClass::cpu || cases.size() < 16) {
     if (has_prefill && has_native) p.push_back(StackParam::gemm_compute_fraction);
     if (has_prefill && has_quant) p.push_back(StackParam::quantised_gemm_compute_fraction);
@@ -110,8 +161,11 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
   StackSpec fitted = *base;
   std::map<HwClass, std::vector<BenchCase>> by_class;
   std::set<std::string> ids;
+  // Seed claims are what the tool is asked to check, never what it is fitted on; serving rows
+  // judge the serving model and are not fitted either (fit physics, not rows).
   for (const auto& m : rows) {
-    if (m.bench && m.stack_name == base->name) {
+    if (m.bench && m.stack_name == base->name && source_tag(m.row) != "SEED" &&
+        !is_serving_metric(m.bench->metric)) {
       by_class[m.bench->hardware.hw_class].push_back(*m.bench);
       ids.insert(m.row.id);
     }
@@ -231,17 +285,23 @@ int run_validate(const ValidateArgs& a) {
     print_diagnostics(diags);
     return diags.items().front().line == 0 ? kExitIo : kExitSpec;
   }
-  auto rows = map_measurements(raw, catalog);
-  std::vector<CalibrationProfile> profiles;
+  // Each profile applies to the rows of the hardware it names: a catalog entry, or the entry
+  // `calibrate` wrote for a machine the catalog does not know (a YAML beside the profile).
+  std::vector<std::pair<CalibrationProfile, std::string>> profiles;  // profile, hardware name
+  std::vector<HardwareSpec> measured;  // entries outside the catalog the profiles name
   for (const auto& file : a.calibrations) {
     auto prof = spec::load_profile(file, diags);
-    if (prof) profiles.push_back(*prof);
+    if (!prof) continue;
+    auto h = profile_hardware(catalog, *prof, file, diags);
+    if (!h) continue;
+    profiles.emplace_back(*prof, h->name);
+    if (catalog.find_hardware(h->name) == nullptr) measured.push_back(*h);
   }
   if (diags.has_errors()) return print_diagnostics(diags);
+  auto rows = map_measurements(raw, catalog, measured);
   auto profile_for = [&](const HardwareSpec& hw) -> const CalibrationProfile* {
-    for (const auto& prof : profiles) {
-      const HardwareSpec* h = catalog.find_hardware(prof.hardware);
-      if (h != nullptr && h->name == hw.name) return &prof;
+    for (const auto& [prof, name] : profiles) {
+      if (name == hw.name) return &prof;
     }
     return nullptr;
   };
@@ -271,7 +331,7 @@ int run_validate(const ValidateArgs& a) {
   ResultTable unmapped;
   unmapped.title = "rows not predicted";
   unmapped.columns = {{"id", Dim::dimensionless}, {"reason", Dim::dimensionless}};
-  std::map<std::string, std::vector<double>> by_metric, by_source;
+  std::map<std::string, std::vector<double>> by_metric, by_source, by_device;
   for (const auto& m : rows) {
     if (!m.bench) {
       unmapped.add({m.row.id, m.reason});
@@ -303,6 +363,8 @@ int run_validate(const ValidateArgs& a) {
            m.stack_name, c.measured, *p, err, implied, implied_frac});
     by_metric[metric_group(c.metric)].push_back(std::fabs(err));
     by_source[source_tag(m.row) + " " + metric_group(c.metric)].push_back(std::fabs(err));
+    by_device[source_tag(m.row) + " " + metric_group(c.metric) + " " + c.hardware.name].push_back(
+        std::fabs(err));
   }
   ResultTable summary;
   summary.title = "summary of |predicted / measured - 1|";
@@ -310,7 +372,8 @@ int run_validate(const ValidateArgs& a) {
                      {"rows", Dim::dimensionless},
                      {"median_abs_error", Dim::dimensionless},
                      {"p90_abs_error", Dim::dimensionless}};
-  for (const auto* g : {&by_metric, &by_source}) {
+  for (const auto* g : {&by_metric, &by_source, &by_device}) {
+    if (g == &by_device && !a.by_device) continue;
     for (const auto& [k, v] : *g) {
       summary.add({k, static_cast<long long>(v.size()), percentile(v, 0.5), percentile(v, 0.9)});
     }
@@ -342,6 +405,7 @@ Runner register_validate(CLI::App& app) {
   sub->add_option("--write", a->write, "with --fit: write the fitted stack YAML here");
   sub->add_flag("--cross-validate", a->cross_validate, "with --fit: leave-one-hardware-out errors");
   sub->add_flag("--summary-only", a->summary_only, "print only the summary and unmapped rows");
+  sub->add_flag("--by-device", a->by_device, "summary also per source, metric and device");
   sub->add_option("--calibration", a->calibrations,
                   "calibration profile(s); each applies to the rows of the hardware it names");
   return [a] { return run_validate(*a); };

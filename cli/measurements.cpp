@@ -98,12 +98,88 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
     num("output_len", r.output_len, false);
     num("batch", batch, false);
     num("value", r.value, true);
+    // Optional columns beyond the shared schema.
+    if (col.count("threads")) {
+      double threads = 0;
+      num("threads", threads, false);
+      r.threads = std::max(0, static_cast<int>(threads));
+    }
+    if (col.count("tp")) {
+      double tp = 0;
+      num("tp", tp, false);
+      r.tp = std::max(0, static_cast<int>(tp));
+    }
+    if (col.count("serving_mode")) r.serving_mode = get("serving_mode");
+    if (col.count("request_rate")) num("request_rate", r.request_rate, false);
     r.hw_count = std::max(1, static_cast<int>(hw_count));
     r.batch = std::max(1, static_cast<int>(batch));
     if (ok) rows.push_back(std::move(r));
   }
   return rows;
 }
+
+namespace {
+
+double to_seconds(const MeasurementRow& r, double v) {
+  return r.unit == "ms" ? v / 1000 : r.unit == "us" ? v / 1e6 : v;
+}
+
+// Static-batch and serving metrics (docs/validation.md lists the forms). Sets `reason` and
+// returns nullopt for a serving row it cannot read; nullopt with an empty reason = not one of
+// these metrics.
+std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
+                                          std::string& reason) {
+  const std::string& m = r.metric;
+  c.prompt_tokens = r.input_len;
+  c.output_tokens = r.output_len;
+  if (r.serving_mode.empty()) {
+    std::optional<BenchMetric> s;
+    if (m == "tpot" || m == "itl") s = BenchMetric::tpot_s;
+    if (m == "e2e_latency") s = BenchMetric::e2e_latency_s;
+    if (m == "static_output_tokens_per_s") s = BenchMetric::static_output_tokens_per_s;
+    if (s && is_latency_metric(*s)) c.measured = to_seconds(r, r.value);
+    if (s && r.output_len < 1) {
+      reason = "a static-batch row needs output_len >= 1";
+      return std::nullopt;
+    }
+    return s;
+  }
+  const std::string mode = lower(r.serving_mode);
+  if (mode == "concurrency") {
+    c.serving = ServingMode::concurrency;
+  } else if (mode == "rate") {
+    c.serving = ServingMode::rate;
+    c.request_rate_qps = r.request_rate;
+    if (!(r.request_rate > 0)) reason = "a fixed-rate serving row needs request_rate > 0";
+  } else if (mode == "offline") {
+    c.serving = ServingMode::offline;
+  } else {
+    reason = fmt::format("serving_mode: expected concurrency, rate or offline, found '{}'",
+                         r.serving_mode);
+  }
+  static const std::map<std::string, BenchMetric> kForms{
+      {"ttft_mean", BenchMetric::serving_ttft_mean_s},
+      {"ttft_p99", BenchMetric::serving_ttft_p99_s},
+      {"tpot_mean", BenchMetric::serving_tpot_mean_s},
+      {"itl_mean", BenchMetric::serving_tpot_mean_s},
+      {"tpot_p99", BenchMetric::serving_tpot_p99_s},
+      {"itl_p99", BenchMetric::serving_tpot_p99_s},
+      {"e2e_latency_mean", BenchMetric::serving_e2e_mean_s},
+      {"output_tokens_per_s", BenchMetric::serving_output_tokens_per_s},
+      {"offline_output_tokens_per_s", BenchMetric::serving_output_tokens_per_s},
+      {"requests_per_s", BenchMetric::serving_requests_per_s}};
+  const auto it = kForms.find(m);
+  if (it == kForms.end()) {
+    if (reason.empty()) reason = fmt::format("unknown serving metric '{}'", m);
+    return std::nullopt;
+  }
+  if (r.input_len < 1 || r.output_len < 1) reason = "a serving row needs input_len and output_len";
+  if (!reason.empty()) return std::nullopt;
+  if (is_latency_metric(it->second)) c.measured = to_seconds(r, r.value);
+  return it->second;
+}
+
+}  // namespace
 
 std::string stack_for_row(const MeasurementRow& r, const spec::Catalog& catalog, HwClass cls,
                           std::string* why) {
@@ -120,12 +196,19 @@ std::string stack_for_row(const MeasurementRow& r, const spec::Catalog& catalog,
 }
 
 std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
-                                        const spec::Catalog& catalog) {
+                                        const spec::Catalog& catalog,
+                                        const std::vector<HardwareSpec>& extra_hardware) {
   std::vector<MappedRow> out;
   for (const auto& r : rows) {
     MappedRow m;
     m.row = r;
     const HardwareSpec* hw = catalog.find_hardware(r.hardware);
+    for (const auto& h : extra_hardware) {
+      if (hw != nullptr) break;
+      if (spec::normalize_name(h.name) == spec::normalize_name(r.hardware)) hw = &h;
+      for (const auto& a : h.aliases)
+        if (hw == nullptr && spec::normalize_name(a) == spec::normalize_name(r.hardware)) hw = &h;
+    }
     const ModelSpec* model = catalog.find_model(r.model);
     const auto prec = parse_dtype(r.precision);
     if (!hw) {
@@ -149,6 +232,11 @@ std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
       if (*prec == DType::fp32) c.deployment.precision = {DType::fp32, DType::fp32, DType::fp32};
       if (hw->hw_class == HwClass::cpu) {
         c.deployment.tp = r.hw_count;  // sockets of one server, NUMA-pinned shards
+        c.deployment.cpu.threads_per_socket = r.threads;
+      } else if (r.tp > 0) {
+        // Tensor parallel as the row states; the other devices are data-parallel replicas.
+        c.deployment.tp = r.tp;
+        c.replicas = std::max(1, r.hw_count / r.tp);
       } else {
         c.deployment.pp = r.hw_count;  // llama.cpp's default split: whole layers per device
       }
@@ -172,6 +260,10 @@ std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
         c.prompt_tokens = r.input_len;
         if (r.unit == "ms") c.measured = r.value / 1000;
         if (r.input_len <= 0) m.reason = "ttft row without input_len";
+      } else if (auto sm = serving_metric(r, c, m.reason); sm) {
+        c.metric = *sm;
+      } else if (!m.reason.empty()) {
+        // serving_metric() explained why the row cannot be predicted
       } else if (metric == "system_power") {
         m.reason = "power is not a roofline output (plan's energy model covers it)";
       } else {
@@ -189,6 +281,14 @@ std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
       if (m.stack_name.rfind("llama.cpp", 0) == 0 &&
           c.deployment.precision.weights == DType::int8) {
         c.deployment.precision.weights = DType::q8_0;
+      }
+      // Other stacks: FP8 checkpoints (ModelOpt, compressed-tensors) quantise weights and
+      // activations; 16-bit rows compute in bf16. The KV cache stays 16-bit unless a row says
+      // otherwise (the public tables do not state it).
+      if (m.stack_name.rfind("llama.cpp", 0) != 0) {
+        const DType w = c.deployment.precision.weights;
+        if (w == DType::fp8) c.deployment.precision = {DType::fp8, DType::fp8, DType::bf16};
+        if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
       }
       m.bench = std::move(c);
     }

@@ -1,7 +1,7 @@
 #pragma once
 // Measurement files in the schema of shared/benchmarks/README.md:
 // id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,batch,
-// metric,value,unit,stack,notes
+// metric,value,unit,stack,notes[,threads]
 // Rows become BenchCases through the catalog; a row that cannot be mapped is kept with its
 // reason, never dropped silently.
 #include <optional>
@@ -24,6 +24,14 @@ struct MeasurementRow {
   double input_len = 0, output_len = 0;
   int batch = 1;
   double value = 0;
+  /// Optional `threads` column (not in the shared schema): threads per socket of a CPU run;
+  /// 0 = not stated, all physical cores.
+  int threads = 0;
+  /// Optional serving columns: `tp` (tensor-parallel degree; hw_count / tp replicas),
+  /// `serving_mode` (concurrency, rate, offline; empty = not a serving row), `request_rate` (qps).
+  int tp = 0;
+  std::string serving_mode;
+  double request_rate = 0;
 };
 
 /// Reads a CSV file; malformed lines become diagnostics (file:line, column, expected vs found).
@@ -36,10 +44,12 @@ struct MappedRow {
   std::string reason;              ///< why it could not be mapped
 };
 
-/// Resolves hardware, model, precision, metric and stack of each row. `stack_override` (if
-/// non-empty) replaces every row's own stack.
+/// Resolves hardware, model, precision, metric and stack of each row. `extra_hardware` (entries
+/// outside the catalog, such as the one `calibrate` writes for an unknown machine) is matched by
+/// name or alias when the catalog does not know the row's hardware.
 std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
-                                        const spec::Catalog& catalog);
+                                        const spec::Catalog& catalog,
+                                        const std::vector<HardwareSpec>& extra_hardware = {});
 
 /// The catalog stack a free-text stack column names (llama.cpp CUDA/Metal, vLLM, ...), or the
 /// per-class default with the assumption stated in `why`.

@@ -66,6 +66,13 @@ std::string stack_to_yaml(const StackSpec& s) {
     o += fmt::format("    prefill_chunk_tokens: {:.6g}\n", e.prefill_chunk_tokens);
     o += fmt::format("    prefill_batch_tokens: {:.6g}\n", e.prefill_batch_tokens);
     o += fmt::format("    flops_per_watt: {:.4g}\n", e.flops_per_watt);
+    if (e.cpu_isa_kernels) {
+      o += "    cpu_isa_kernels: true\n";
+      o += fmt::format("    amx_gemm_fraction: {:.4g}\n", e.amx_gemm_fraction);
+      o += fmt::format("    dot_fraction: {:.4g}\n", e.dot_fraction);
+      o += fmt::format("    quantised_dot_fraction: {:.4g}\n", e.quantised_dot_fraction);
+      o += fmt::format("    core_bandwidth_bytes_per_s: {:.4g}\n", e.core_bandwidth_bytes_per_s);
+    }
   }
   o += "sources:\n";
   for (const auto& src : s.sources) {

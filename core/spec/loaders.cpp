@@ -211,7 +211,8 @@ void read_hardware(Reader& r, HardwareSpec& h, bool full) {
   const bool need = full || c.cores == 0;
   get(*cpu, "cores", c.cores, need, Range::positive());
   get(*cpu, "threads_per_core", c.threads_per_core, false, Range::at_least(1));
-  get(*cpu, "memory_channels", c.memory_channels, need, Range::positive());
+  // Optional: a measured machine (a VM) cannot see its channels; the formula check needs both.
+  get(*cpu, "memory_channels", c.memory_channels, false, Range::positive());
   get(*cpu, "memory_speed_mt_s", c.memory_speed_mt_s, false, Range::positive());
   get(*cpu, "numa_nodes_per_socket", c.numa_nodes_per_socket, false, Range::at_least(1));
   get(*cpu, "base_clock_hz", c.base_clock_hz, false, Range::positive());
@@ -295,6 +296,12 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     get(*c, "prefill_chunk_tokens", e.prefill_chunk_tokens, false, Range::non_negative());
     get(*c, "prefill_batch_tokens", e.prefill_batch_tokens, false, Range::non_negative());
     get(*c, "flops_per_watt", e.flops_per_watt, false, Range::non_negative());
+    get(*c, "cpu_isa_kernels", e.cpu_isa_kernels, false);
+    get(*c, "amx_gemm_fraction", e.amx_gemm_fraction, false, frac);
+    get(*c, "dot_fraction", e.dot_fraction, false, frac);
+    get(*c, "quantised_dot_fraction", e.quantised_dot_fraction, false, frac);
+    get(*c, "core_bandwidth_bytes_per_s", e.core_bandwidth_bytes_per_s, false,
+        Range::non_negative());
   }
   if (full && !any && classes->keys().empty())
     r.error("classes", "expected at least one of [cpu, gpu, npu, fpga], found an empty mapping");

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "infercap/cpu_kernels.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -28,6 +30,9 @@ constexpr double kDefaultLinkLatencyS = 5e-6;
 constexpr double kAttentionQueryTile = 128.0;
 // Unfused attention keeps fp32 scores: written, read for softmax, written, read for PV.
 constexpr double kUnfusedScoreBytesPerPair = 4.0 * 4.0;
+// Rows of a CPU GEMM tile (tinyBLAS / repack kernels tile 4-8 rows of activations): below this
+// many tokens a decode GEMM runs the per-token dot loop.
+constexpr double kCpuTileRows = 8.0;
 
 }  // namespace
 
@@ -138,7 +143,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     if (!stack.datasheet_peaks) {
       const double per_core = c.per_core_bandwidth_bytes_per_s > 0
                                   ? c.per_core_bandwidth_bytes_per_s
-                                  : kDefaultPerCoreBandwidth;
+                              : eff.core_bandwidth_bytes_per_s > 0 ? eff.core_bandwidth_bytes_per_s
+                                                                   : kDefaultPerCoreBandwidth;
       const BandwidthCurve curve{bw, bw / per_core, 0, 0};
       bw = curve.at(physical);
       flops *= physical / c.cores;
@@ -190,6 +196,39 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     r.gemm_flops = std::min(r.gemm_flops, hw.tdp_w * eff.flops_per_watt);
   }
   r.attn_flops = attn_flops * eff.attention_compute_fraction;
+  // CPUs whose stack names its kernels: each rate is a fraction of the peak of the instruction
+  // family that runs it (cpu_kernels.hpp), not of the catalog's mixed table roof. A calibration
+  // profile still sets the bandwidth; its GEMM rates are our kernels', not the stack's, and are
+  // not used here.
+  const bool isa = hw.hw_class == HwClass::cpu && hw.cpu && eff.cpu_isa_kernels &&
+                   !stack.datasheet_peaks && !dep.compute;
+  double isa_decode_ops = 0;
+  if (isa) {
+    const CpuKernelChoice k = llamacpp_cpu_kernels(dep.precision.weights, *hw.cpu);
+    const double clock = hw.cpu->base_clock_hz > 0 ? hw.cpu->base_clock_hz : hw.clock_hz;
+    const double core_hz = std::min<double>(threads, hw.cpu->cores) * clock;
+    const double prefill_ops = cpu_kernel_ops_per_cycle(hw, k.prefill);
+    isa_decode_ops = cpu_kernel_ops_per_cycle(hw, k.decode);
+    const double attn_ops = cpu_kernel_ops_per_cycle(hw, CpuKernel::fp16_fma);
+    if (prefill_ops <= 0 || isa_decode_ops <= 0 || attn_ops <= 0 || core_hz <= 0) {
+      return Error{fmt::format(
+          "hardware '{}' lacks what the {} kernels for {} weights need (cores, base clock, fp32 "
+          "peak or the instruction set: {} / {})",
+          hw.name, stack.name, dtype_name(dep.precision.weights), cpu_kernel_name(k.prefill),
+          cpu_kernel_name(k.decode))};
+    }
+    // Integer weights take the quantised kernels' fractions (llama.cpp runs int8 as Q8_0).
+    const bool quant =
+        is_block_quantised(dep.precision.weights) || dep.precision.weights == DType::int8;
+    const double frac = is_amx(k.prefill) ? eff.amx_gemm_fraction
+                        : quant           ? eff.quantised_gemm_compute_fraction
+                                          : eff.gemm_compute_fraction;
+    r.gemm_flops = core_hz * prefill_ops * frac;
+    r.attn_flops = core_hz * attn_ops * eff.attention_compute_fraction;
+    // Decode: one multiply-add (2 ops) per weight per token in the family's dot loop.
+    const double dot = quant ? eff.quantised_dot_fraction : eff.dot_fraction;
+    isa_decode_ops = core_hz * isa_decode_ops * dot / 2.0;
+  }
   r.link_bw = hw.link_bandwidth_bytes_per_s;
   r.link_latency = hw.link_latency_s > 0 ? hw.link_latency_s : kDefaultLinkLatencyS;
   r.kernel_overhead = eff.kernel_overhead_s;
@@ -208,7 +247,9 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       unit_hz = std::min<double>(threads > 0 ? threads : hw.cpu->cores, hw.cpu->cores) * clock;
     }
     if (cycles > 0 && unit_hz > 0 && !stack.datasheet_peaks) r.weights_per_s = unit_hz / cycles;
+    if (isa) r.weights_per_s = isa_decode_ops;
   }
+  m.cpu_dot_loop_ = isa;
   // Calibration measured decode GEMV for this weight format: weights stream at that kernel's
   // rate, not the plain read stream's. Applied as the GEMV/stream ratio at the profile's threads,
   // so the thread, SMT, VM and NUMA factors above still hold.
@@ -293,7 +334,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
 }
 
 template <bool kCollect>
-double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out) const {
+double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is_prefill) const {
   const Rates& r = rates_;
   double total = 0;
   for (int i = 0; i < n; ++i) {
@@ -310,25 +351,33 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out) const {
     const double overhead_s = o.kernels * r.kernel_overhead;
     // Weight-streaming kernels are also limited by how fast their units issue per weight.
     double issue_s = 0;
-    if (r.weights_per_s > 0 && (o.kind == OpKind::gemm || o.kind == OpKind::expert_gemm)) {
+    const bool is_gemm = o.kind == OpKind::gemm || o.kind == OpKind::expert_gemm;
+    if (r.weights_per_s > 0 && is_gemm) {
       issue_s = o.weight_bytes / weight_bytes_per_element_ / r.weights_per_s;
     }
-    const double t = std::max({compute_s, memory_s, issue_s}) + comm_s + overhead_s;
+    double compute_used = compute_s;
+    if (cpu_dot_loop_ && is_gemm && !is_prefill && o.gemm_m < kCpuTileRows) {
+      // A few tokens: one dot-product pass over the weights per token; the tiled kernel's rate
+      // does not apply.
+      issue_s *= std::max(1.0, o.gemm_m);
+      compute_used = 0;
+    }
+    const double t = std::max({compute_used, memory_s, issue_s}) + comm_s + overhead_s;
     total += t;
     if constexpr (kCollect) {
       OpTime ot;
       ot.cost = o;
-      ot.compute_s = compute_s;
       ot.memory_s = memory_s;
       ot.comm_s = comm_s;
       ot.overhead_s = overhead_s;
       ot.time_s = t;
       ot.issue_s = issue_s;
-      const double top = std::max({compute_s, memory_s, issue_s, comm_s, overhead_s});
+      ot.compute_s = compute_used;
+      const double top = std::max({compute_used, memory_s, issue_s, comm_s, overhead_s});
       ot.bound = top == comm_s && comm_s > 0           ? Bound::communication
                  : top == overhead_s && overhead_s > 0 ? Bound::overhead
                  : top == issue_s && issue_s > 0       ? Bound::issue
-                 : compute_s >= memory_s               ? Bound::compute
+                 : compute_used >= memory_s            ? Bound::compute
                                                        : Bound::memory;
       out->ops.push_back(ot);
       out->flops += o.flops;
@@ -500,7 +549,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     }
   }
   allreduce("ffn_allreduce", L);
-  total += eval_ops<kCollect>(ops.data(), n, out);
+  total += eval_ops<kCollect>(ops.data(), n, out, is_prefill);
 
   // --- once per step: embedding, final norm, lm_head, pipeline hand-offs ---
   n = 0;
@@ -527,7 +576,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.kernels = dep_.pp - 1;
     add(o);
   }
-  total += eval_ops<kCollect>(ops.data(), n, out);
+  total += eval_ops<kCollect>(ops.data(), n, out, is_prefill);
   total += rates_.step_overhead;
   if constexpr (kCollect) {
     out->step_overhead_s = rates_.step_overhead;

@@ -11,20 +11,8 @@
 
 namespace infercap {
 
-std::string_view bench_metric_name(BenchMetric m) {
-  switch (m) {
-    case BenchMetric::prefill_tokens_per_s:
-      return "prefill_tokens_per_s";
-    case BenchMetric::generation_tokens_per_s:
-      return "generation_tokens_per_s";
-    case BenchMetric::ttft_s:
-      return "ttft_s";
-  }
-  return "?";
-}
-
 std::string_view stack_param_name(StackParam p) {
-  static constexpr std::array<std::string_view, 10> kNames{"weight_bandwidth_fraction",
+  static constexpr std::array<std::string_view, 14> kNames{"weight_bandwidth_fraction",
                                                            "kv_bandwidth_fraction",
                                                            "gemm_compute_fraction",
                                                            "quantised_gemm_compute_fraction",
@@ -33,35 +21,12 @@ std::string_view stack_param_name(StackParam p) {
                                                            "step_overhead_s",
                                                            "issue_cycles_per_weight",
                                                            "quantised_issue_cycles_per_weight",
-                                                           "flops_per_watt"};
+                                                           "flops_per_watt",
+                                                           "amx_gemm_fraction",
+                                                           "dot_fraction",
+                                                           "quantised_dot_fraction",
+                                                           "core_bandwidth_bytes_per_s"};
   return kNames[static_cast<int>(p)];
-}
-
-Result<double> predict_case(const BenchCase& c, const StackSpec& stack,
-                            const CalibrationProfile* profile) {
-  auto perf = PerfModel::create(c.model, c.hardware, stack, c.deployment, profile);
-  if (!perf) return perf.error();
-  switch (c.metric) {
-    case BenchMetric::prefill_tokens_per_s: {
-      const double t = perf->prefill_s(c.batch, c.prompt_tokens, 0);
-      return c.batch * c.prompt_tokens / t;
-    }
-    case BenchMetric::generation_tokens_per_s:
-      return generation_tokens_per_s(*perf, c.batch, c.prompt_tokens, c.output_tokens);
-    case BenchMetric::ttft_s:
-      return perf->prefill_s(c.batch, c.prompt_tokens, 0);
-  }
-  return Error{"unknown metric"};
-}
-
-double bytes_per_generated_token(const BenchCase& c) {
-  const double wb = bytes_per_element(c.deployment.precision.weights);
-  const double weights =
-      (total_params(c.model) - static_cast<double>(c.model.vocab) * c.model.hidden) * wb;
-  const double mean_context = c.prompt_tokens + c.output_tokens / 2.0;
-  const double kv = kv_elements_per_token_per_layer(c.model) * c.model.layers *
-                    bytes_per_element(c.deployment.precision.kv) * mean_context;
-  return weights + kv;
 }
 
 double* stack_param_field(StackEfficiency& e, StackParam p) {
@@ -86,16 +51,29 @@ double* stack_param_field(StackEfficiency& e, StackParam p) {
       return &e.quantised_issue_cycles_per_weight;
     case StackParam::flops_per_watt:
       return &e.flops_per_watt;
+    case StackParam::amx_gemm_fraction:
+      return &e.amx_gemm_fraction;
+    case StackParam::dot_fraction:
+      return &e.dot_fraction;
+    case StackParam::quantised_dot_fraction:
+      return &e.quantised_dot_fraction;
+    case StackParam::core_bandwidth_bytes_per_s:
+      return &e.core_bandwidth_bytes_per_s;
   }
   return nullptr;
+}
+
+bool stack_param_is_fraction(StackParam p) {
+  return p != StackParam::kernel_overhead_s && p != StackParam::step_overhead_s &&
+         p != StackParam::issue_cycles_per_weight &&
+         p != StackParam::quantised_issue_cycles_per_weight && p != StackParam::flops_per_watt &&
+         p != StackParam::core_bandwidth_bytes_per_s;
 }
 
 namespace {
 
 bool is_fraction(StackParam p) {
-  return p != StackParam::kernel_overhead_s && p != StackParam::step_overhead_s &&
-         p != StackParam::issue_cycles_per_weight &&
-         p != StackParam::quantised_issue_cycles_per_weight && p != StackParam::flops_per_watt;
+  return stack_param_is_fraction(p);
 }
 
 // Parameters live in log space so they stay positive; overheads get a floor so log() is defined

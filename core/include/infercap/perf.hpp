@@ -119,7 +119,7 @@ class PerfModel {
               StepBreakdown* out) const;
   double pipelined(double sequential_s, double tokens) const;
   template <bool kCollect>
-  double eval_ops(const OpCost* ops, int n, StepBreakdown* out) const;
+  double eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is_prefill) const;
 
   ModelSpec model_;
   HardwareSpec hw_;
@@ -132,6 +132,9 @@ class PerfModel {
   double weight_bytes_dev_ = 0;
   double weight_bytes_per_element_ = 2;
   double kv_bytes_per_token_dev_ = 0;
+  /// CPU kernels per instruction family: decode GEMMs over fewer than kCpuTileRows tokens run
+  /// the dot-product loop (one pass over the weights per token), not the tiled kernel.
+  bool cpu_dot_loop_ = false;
 };
 
 }  // namespace infercap

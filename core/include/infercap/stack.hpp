@@ -53,6 +53,22 @@ struct StackEfficiency {
   /// tensor load a GPU clocks down to its power limit, so large GEMMs reach at most
   /// tdp_w x this. 0 = no power cap. A fitted stand-in for the device's energy per FLOP.
   double flops_per_watt = 0;
+
+  // --- CPUs: kernels per instruction family (core/include/infercap/cpu_kernels.hpp) ---
+  /// true: the stack's CPU rates come from the kernel it runs for each weight format (llama.cpp's
+  /// choices), each at a fraction of that kernel family's peak: prefill at
+  /// gemm_compute_fraction (native formats), quantised_gemm_compute_fraction (block formats on
+  /// vector units) or amx_gemm_fraction (AMX tiles); decode's dot-product loop is also limited
+  /// to dot_fraction / quantised_dot_fraction of its family's peak. false: one fraction of the
+  /// catalog's table roof for the compute type (the stack's own kernels are not modelled).
+  bool cpu_isa_kernels = false;
+  double amx_gemm_fraction = 1;       ///< AMX tile GEMMs (prefill) of the kernel's AMX peak
+  double dot_fraction = 1;            ///< batch-1 dot loop, native weights, of the family peak
+  double quantised_dot_fraction = 1;  ///< same, block-quantised weights (unpacking, scales)
+  /// Bandwidth one thread of this stack's kernels pulls when the catalog gives no per-core figure
+  /// (software prefetch and row splitting set how many misses a thread keeps in flight);
+  /// 0 = the model's class default (20 GB/s).
+  double core_bandwidth_bytes_per_s = 0;
 };
 
 struct StackSpec {

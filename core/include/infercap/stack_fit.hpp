@@ -4,6 +4,7 @@
 // Levenberg-Marquardt with Eigen, so every row weighs by its relative error; fractions stay in
 // (0, 1], overheads >= 0. A handful of parameters per stack and hardware class, never a factor
 // per row: what transfers to devices we have no rows for is physics, not memorised rows.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,43 @@ enum class BenchMetric : unsigned char {
   prefill_tokens_per_s,     ///< llama-bench ppN: N / prefill_s(1, N)
   generation_tokens_per_s,  ///< llama-bench tgN: generate `output` tokens after `prompt`
   ttft_s,                   ///< prefill of `batch` prompts of `prompt` tokens
+  // A static batch (`batch` requests of `prompt` + `output` tokens, started together): predict().
+  tpot_s,                      ///< mean decode step (TPOT / inter-token latency)
+  e2e_latency_s,               ///< TTFT + (output - 1) x TPOT
+  static_output_tokens_per_s,  ///< batch x output / end-to-end latency
+  // Serving runs through the simulator (ServingMode below); latencies per request.
+  serving_ttft_mean_s,
+  serving_ttft_p99_s,
+  serving_tpot_mean_s,  ///< also inter-token latency mean (fixed output lengths)
+  serving_tpot_p99_s,   ///< per-request TPOT P99 (a benchmark's per-token ITL P99 is wider)
+  serving_e2e_mean_s,
+  serving_output_tokens_per_s,
+  serving_requests_per_s,
 };
 std::string_view bench_metric_name(BenchMetric m);
+/// True for metrics predicted through the serving simulator.
+bool is_serving_metric(BenchMetric m);
+/// True for metrics where smaller is better (latencies), false for throughputs.
+bool is_latency_metric(BenchMetric m);
+
+/// How a serving benchmark loaded the engine.
+enum class ServingMode : unsigned char {
+  none,         ///< not a serving row
+  concurrency,  ///< closed loop: `batch` clients, each sending its next request on completion
+  rate,         ///< open loop at `request_rate_qps` (Poisson arrivals)
+  offline,      ///< every request queued at once (maximum throughput: trtllm-bench, MLPerf Offline)
+};
+std::string_view serving_mode_name(ServingMode m);
+
+/// Engine limits a serving row runs with where the row does not state them: vLLM's defaults
+/// (max_num_seqs 256, max_num_batched_tokens 8192, chunked prefill); offline runs hold 512.
+struct ServingCaseDefaults {
+  int max_seqs = 256;
+  int offline_max_seqs = 2048;
+  int max_batched_tokens = 8192;
+  int64_t requests = 1500;  ///< simulated requests per row (after warm-up)
+  int64_t warmup = 300;
+};
 
 struct BenchCase {
   std::string id;
@@ -28,8 +64,11 @@ struct BenchCase {
   BenchMetric metric = BenchMetric::generation_tokens_per_s;
   double prompt_tokens = 0;
   double output_tokens = 0;
-  int batch = 1;
+  int batch = 1;  ///< static batch; closed-loop clients for ServingMode::concurrency
   double measured = 0;
+  ServingMode serving = ServingMode::none;
+  double request_rate_qps = 0;  ///< ServingMode::rate, all replicas together
+  int replicas = 1;             ///< data-parallel copies (devices / (tp x pp)); load splits evenly
 };
 
 /// The model's value of the case's metric under `stack`.
@@ -51,8 +90,14 @@ enum class StackParam : unsigned char {
   issue_cycles_per_weight,
   quantised_issue_cycles_per_weight,
   flops_per_watt,
+  amx_gemm_fraction,
+  dot_fraction,
+  quantised_dot_fraction,
+  core_bandwidth_bytes_per_s,
 };
 std::string_view stack_param_name(StackParam p);
+/// True for parameters that are fractions in (0, 1]; false for overheads, cycles and rates.
+bool stack_param_is_fraction(StackParam p);
 /// The StackEfficiency field a parameter names.
 double* stack_param_field(StackEfficiency& e, StackParam p);
 

@@ -1,0 +1,61 @@
+#pragma once
+// CPU physics per instruction family. A CPU's datasheet peak mixes units that a given kernel
+// cannot use together (AMX tiles, AVX-512 FMA pipes, VNNI dot products), so one fraction of "the"
+// peak cannot describe both a Q4_0 prompt on a Zen 3 and a BF16 prompt on a Sapphire Rapids.
+// Instead each kernel family has a peak rate derived from the core's vector datapath, and a stack
+// names which family runs each weight format in prefill (many tokens: tiled GEMM) and in decode
+// (one token: a dot-product loop streaming the weights).
+//
+// Peak rates are operations per cycle per core, two per multiply-add (the FLOP convention), at
+// the all-core base clock (sustained vector clocks sit at or below base). docs/model.md derives
+// each ratio from instruction throughput.
+#include <string_view>
+
+#include "infercap/hardware.hpp"
+#include "infercap/precision.hpp"
+
+namespace infercap {
+
+enum class CpuKernel : unsigned char {
+  fp32_fma,      ///< fp32 FMA (VFMADD231PS), AVX2 or AVX-512
+  fp16_fma,      ///< fp16 weights widened with F16C (VCVTPH2PS), then fp32 FMA
+  bf16_dot,      ///< AVX512-BF16 VDPBF16PS: two bf16 products per fp32 lane
+  int8_maddubs,  ///< AVX2 VPMADDUBSW + VPMADDWD: u8 x s8 pairs widened in two instructions
+  int8_vnni,     ///< AVX-512 VNNI / AVX-VNNI VPDPBUSD: four u8 x s8 products per lane, one op
+  amx_int8,      ///< AMX TMUL TDPBUSD on 16x64 int8 tiles
+  amx_bf16,      ///< AMX TMUL TDPBF16PS on 16x32 bf16 tiles
+};
+inline constexpr int kCpuKernelCount = 7;
+std::string_view cpu_kernel_name(CpuKernel k);
+bool is_amx(CpuKernel k);
+
+/// fp32 FLOP per cycle per core of the vector datapath: the catalog's dense fp32 peak divided by
+/// cores x base clock (2 x lanes x FMA pipes: 32 for AVX2 or Zen 4's 256-bit pipes, 64 for two
+/// AVX-512 FMA units). 0 when the entry lacks what the division needs.
+double cpu_fp32_flops_per_cycle(const HardwareSpec& hw);
+
+/// Peak operations per cycle per core of a kernel family on this CPU; 0 when the ISA is absent.
+/// Ratios to the fp32 FMA rate f: fp32 and fp16 (F16C) 1 f, BF16 dot 2 f, AVX2 int8 2 f (one
+/// VPMADDUBSW does 4x an FMA's multiply-adds but needs a VPMADDWD to widen), VNNI 4 f. AMX rates
+/// come from the catalog's int8 / bf16 tables (their only source on AMX parts).
+double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k);
+
+/// The kernels a stack runs for one weight format.
+struct CpuKernelChoice {
+  CpuKernel prefill = CpuKernel::fp32_fma;  ///< tiled GEMM over many tokens
+  CpuKernel decode = CpuKernel::fp32_fma;   ///< batch-1 dot-product loop over the weights
+};
+
+/// llama.cpp's ggml-cpu choices on x86 (ggml/src/ggml-cpu: type_traits_cpu vec_dot_type,
+/// llamafile/sgemm.cpp, repack.cpp, amx/common.h qtype_has_amx_kernels):
+///  * Q4_0, Q4_K_M, Q8_0 (and int8 / int4, which llama.cpp runs as Q8_0 / Q4_0): activations are
+///  quantised to Q8_0 / Q8_K blocks and the weights meet
+///    them in integer dot products (VNNI where present, else AVX2 VPMADDUBSW); with AMX the
+///    prefill runs on AMX int8 tiles (the AMX buffer type), decode stays on VNNI (the AMX
+///    kernels' batch-1 path).
+///  * F16: converted to fp32 and multiplied with FMA (vec_dot_f16, tinyBLAS F16).
+///  * BF16: VDPBF16PS where AVX512-BF16 exists, else widened to fp32.
+///  * F32 (and anything else): fp32 FMA.
+CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu);
+
+}  // namespace infercap

@@ -1,0 +1,75 @@
+#include "infercap/cpu_kernels.hpp"
+
+#include <array>
+
+namespace infercap {
+
+std::string_view cpu_kernel_name(CpuKernel k) {
+  static constexpr std::array<std::string_view, kCpuKernelCount> kNames{
+      "fp32_fma", "fp16_fma", "bf16_dot", "int8_maddubs", "int8_vnni", "amx_int8", "amx_bf16"};
+  return kNames[static_cast<int>(k)];
+}
+
+bool is_amx(CpuKernel k) {
+  return k == CpuKernel::amx_int8 || k == CpuKernel::amx_bf16;
+}
+
+namespace {
+
+double core_hz(const HardwareSpec& hw) {
+  if (!hw.cpu || hw.cpu->cores <= 0) return 0;
+  const double clock = hw.cpu->base_clock_hz > 0 ? hw.cpu->base_clock_hz : hw.clock_hz;
+  return hw.cpu->cores * clock;
+}
+
+}  // namespace
+
+double cpu_fp32_flops_per_cycle(const HardwareSpec& hw) {
+  const double hz = core_hz(hw);
+  const double fp32 = at(hw.dense_flops_per_s, ComputeType::fp32);
+  return hz > 0 && fp32 > 0 ? fp32 / hz : 0;
+}
+
+double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
+  if (!hw.cpu) return 0;
+  const CpuTopology& c = *hw.cpu;
+  const double f = cpu_fp32_flops_per_cycle(hw);
+  const double hz = core_hz(hw);
+  switch (k) {
+    case CpuKernel::fp32_fma:
+    case CpuKernel::fp16_fma:
+      return f;
+    case CpuKernel::bf16_dot:
+      return c.avx512_bf16 ? 2 * f : 0;
+    case CpuKernel::int8_maddubs:
+      return c.avx2 || c.avx512 ? 2 * f : 0;
+    case CpuKernel::int8_vnni:
+      return c.avx512_vnni ? 4 * f : 0;
+    case CpuKernel::amx_int8:
+      return c.amx && hz > 0 ? at(hw.dense_flops_per_s, ComputeType::int8) / hz : 0;
+    case CpuKernel::amx_bf16:
+      return c.amx && hz > 0 ? at(hw.dense_flops_per_s, ComputeType::bf16) / hz : 0;
+  }
+  return 0;
+}
+
+CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu) {
+  const CpuKernel int_dot = cpu.avx512_vnni ? CpuKernel::int8_vnni : CpuKernel::int8_maddubs;
+  switch (weights) {
+    case DType::q4_0:
+    case DType::q4_k_m:
+    case DType::q8_0:
+    case DType::int8:  // llama.cpp has no plain int8 / int4: they run as Q8_0 / Q4_0
+    case DType::int4:
+      return {cpu.amx ? CpuKernel::amx_int8 : int_dot, int_dot};
+    case DType::fp16:
+      return {CpuKernel::fp16_fma, CpuKernel::fp16_fma};
+    case DType::bf16:
+      return cpu.avx512_bf16 ? CpuKernelChoice{CpuKernel::bf16_dot, CpuKernel::bf16_dot}
+                             : CpuKernelChoice{CpuKernel::fp32_fma, CpuKernel::fp32_fma};
+    default:
+      return {CpuKernel::fp32_fma, CpuKernel::fp32_fma};
+  }
+}
+
+}  // namespace infercap

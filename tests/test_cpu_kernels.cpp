@@ -1,0 +1,184 @@
+// [model] tests of the CPU instruction-family physics (cpu_kernels.hpp) and the rates PerfModel
+// derives from it for a stack that names its kernels. Hardware and stacks are built by hand;
+// every expected number is the formula in the comment beside it.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "infercap/cpu_kernels.hpp"
+#include "infercap/perf.hpp"
+
+using namespace infercap;
+
+namespace {
+
+// 16 cores at 4 GHz with two 256-bit FMA pipes: fp32 = 16 x 4e9 x 32 = 2.048 TFLOP/s.
+HardwareSpec avx2_cpu() {
+  HardwareSpec h;
+  h.name = "avx2-cpu";
+  h.hw_class = HwClass::cpu;
+  at(h.dense_flops_per_s, ComputeType::fp32) = 2.048e12;
+  h.memory_bytes = 64e9;
+  h.memory_bandwidth_bytes_per_s = 100e9;
+  h.cpu = CpuTopology{};
+  h.cpu->cores = 16;
+  h.cpu->base_clock_hz = 4e9;
+  h.cpu->avx2 = true;
+  return h;
+}
+
+HardwareSpec vnni_cpu() {
+  HardwareSpec h = avx2_cpu();
+  h.name = "vnni-cpu";
+  h.cpu->avx512 = h.cpu->avx512_vnni = h.cpu->avx512_bf16 = true;
+  at(h.dense_flops_per_s, ComputeType::bf16) = 4.096e12;
+  return h;
+}
+
+// AMX: int8 2048 and bf16 1024 ops per cycle per core, as the catalog's AMX tables state them.
+HardwareSpec amx_cpu() {
+  HardwareSpec h = vnni_cpu();
+  h.name = "amx-cpu";
+  h.cpu->amx = true;
+  at(h.dense_flops_per_s, ComputeType::int8) = 16 * 4e9 * 2048;
+  at(h.dense_flops_per_s, ComputeType::bf16) = 16 * 4e9 * 1024;
+  return h;
+}
+
+ModelSpec model_1b() {
+  ModelSpec m;
+  m.name = "m";
+  m.layers = 4;
+  m.hidden = 2048;
+  m.heads = 16;
+  m.kv_heads = 4;
+  m.head_dim = 128;
+  m.ffn_hidden = 8192;
+  m.vocab = 32000;
+  m.max_context = 4096;
+  return m;
+}
+
+StackSpec isa_stack() {
+  StackSpec s;
+  s.name = "isa";
+  StackEfficiency& e = s.for_class(HwClass::cpu);
+  e.cpu_isa_kernels = true;
+  e.gemm_compute_fraction = 0.5;
+  e.quantised_gemm_compute_fraction = 0.25;
+  e.amx_gemm_fraction = 0.1;
+  e.dot_fraction = 0.8;
+  e.quantised_dot_fraction = 0.4;
+  e.attention_compute_fraction = 0.5;
+  return s;
+}
+
+Deployment dep(DType w) {
+  Deployment d;
+  d.precision = {w, DType::fp16, DType::fp16};
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("kernel peaks follow the vector datapath: ratios to the fp32 FMA rate", "[model]") {
+  const HardwareSpec a = avx2_cpu();
+  // f = 2.048e12 / (16 x 4e9) = 32 FLOP/cycle.
+  CHECK(cpu_fp32_flops_per_cycle(a) == Approx(32));
+  CHECK(cpu_kernel_ops_per_cycle(a, CpuKernel::fp32_fma) == Approx(32));
+  CHECK(cpu_kernel_ops_per_cycle(a, CpuKernel::int8_maddubs) == Approx(64));  // 2 f
+  CHECK(cpu_kernel_ops_per_cycle(a, CpuKernel::int8_vnni) == 0);              // no VNNI
+  CHECK(cpu_kernel_ops_per_cycle(a, CpuKernel::bf16_dot) == 0);               // no AVX512-BF16
+  CHECK(cpu_kernel_ops_per_cycle(a, CpuKernel::amx_int8) == 0);
+  const HardwareSpec v = vnni_cpu();
+  CHECK(cpu_kernel_ops_per_cycle(v, CpuKernel::int8_vnni) == Approx(128));  // 4 f
+  CHECK(cpu_kernel_ops_per_cycle(v, CpuKernel::bf16_dot) == Approx(64));    // 2 f
+  const HardwareSpec x = amx_cpu();
+  CHECK(cpu_kernel_ops_per_cycle(x, CpuKernel::amx_int8) == Approx(2048));
+  CHECK(cpu_kernel_ops_per_cycle(x, CpuKernel::amx_bf16) == Approx(1024));
+  HardwareSpec no_clock = a;
+  no_clock.cpu->base_clock_hz = 0;
+  CHECK(cpu_fp32_flops_per_cycle(no_clock) == 0);
+}
+
+TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
+  const CpuTopology avx2 = *avx2_cpu().cpu, vnni = *vnni_cpu().cpu, amx = *amx_cpu().cpu;
+  // Block formats: activations quantised to Q8, integer dot products; AMX only in prefill.
+  CHECK(llamacpp_cpu_kernels(DType::q4_0, avx2).prefill == CpuKernel::int8_maddubs);
+  CHECK(llamacpp_cpu_kernels(DType::q4_0, avx2).decode == CpuKernel::int8_maddubs);
+  CHECK(llamacpp_cpu_kernels(DType::q8_0, vnni).prefill == CpuKernel::int8_vnni);
+  CHECK(llamacpp_cpu_kernels(DType::q4_k_m, amx).prefill == CpuKernel::amx_int8);
+  CHECK(llamacpp_cpu_kernels(DType::q4_k_m, amx).decode == CpuKernel::int8_vnni);
+  // F16 widens to fp32; BF16 uses VDPBF16PS only where AVX512-BF16 exists.
+  CHECK(llamacpp_cpu_kernels(DType::fp16, amx).prefill == CpuKernel::fp16_fma);
+  CHECK(llamacpp_cpu_kernels(DType::bf16, vnni).prefill == CpuKernel::bf16_dot);
+  CHECK(llamacpp_cpu_kernels(DType::bf16, avx2).prefill == CpuKernel::fp32_fma);
+  CHECK(llamacpp_cpu_kernels(DType::fp32, amx).decode == CpuKernel::fp32_fma);
+}
+
+TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[model]") {
+  const ModelSpec m = model_1b();
+  const StackSpec s = isa_stack();
+  SECTION("Q4_0 on AVX2, 8 of 16 threads") {
+    Deployment d = dep(DType::q4_0);
+    d.cpu.threads_per_socket = 8;
+    auto p = PerfModel::create(m, avx2_cpu(), s, d);
+    REQUIRE(p.ok());
+    // prefill: 8 x 4e9 x 64 x 0.25 = 512 GOP/s; decode dot: 8 x 4e9 x 64 x 0.4 / 2 weights/s.
+    CHECK(p->rates().gemm_flops == Approx(8 * 4e9 * 64 * 0.25));
+    CHECK(p->rates().weights_per_s == Approx(8 * 4e9 * 64 * 0.4 / 2));
+    // attention on fp16 KV: 8 x 4e9 x 32 x 0.5.
+    CHECK(p->rates().attn_flops == Approx(8 * 4e9 * 32 * 0.5));
+  }
+  SECTION("Q8_0 on AMX: prefill on tiles at amx_gemm_fraction, decode on VNNI") {
+    auto p = PerfModel::create(m, amx_cpu(), s, dep(DType::q8_0));
+    REQUIRE(p.ok());
+    CHECK(p->rates().gemm_flops == Approx(16 * 4e9 * 2048 * 0.1));
+    CHECK(p->rates().weights_per_s == Approx(16 * 4e9 * 128 * 0.4 / 2));
+  }
+  SECTION("F16 is a native format: gemm_compute_fraction and dot_fraction") {
+    auto p = PerfModel::create(m, vnni_cpu(), s, dep(DType::fp16));
+    REQUIRE(p.ok());
+    CHECK(p->rates().gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
+    CHECK(p->rates().weights_per_s == Approx(16 * 4e9 * 32 * 0.8 / 2));
+  }
+  SECTION("a CPU entry without a base clock cannot run the kernel model: an error value") {
+    HardwareSpec h = avx2_cpu();
+    h.cpu->base_clock_hz = 0;
+    auto p = PerfModel::create(m, h, s, dep(DType::q4_0));
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error().message, Catch::Contains("int8_maddubs"));
+  }
+  SECTION("without cpu_isa_kernels the table roof is used (old behaviour)") {
+    StackSpec t = s;
+    t.for_class(HwClass::cpu).cpu_isa_kernels = false;
+    t.for_class(HwClass::cpu).quantised_gemm_compute_fraction = 0.5;
+    auto p = PerfModel::create(m, avx2_cpu(), t, dep(DType::q4_0));
+    REQUIRE(p.ok());
+    // No int8 roof on this CPU: Q4_0 widens to fp32; 2.048e12 x 0.70 (class default) x 0.5.
+    CHECK(p->rates().gemm_flops == Approx(2.048e12 * 0.70 * 0.5));
+    CHECK(p->rates().weights_per_s == 0);
+  }
+}
+
+TEST_CASE("decode is the slower of the bandwidth and the dot loop", "[model]") {
+  const ModelSpec m = model_1b();
+  StackSpec s = isa_stack();
+  s.for_class(HwClass::cpu).kernel_overhead_s = 0;
+  Deployment d = dep(DType::q8_0);
+  d.cpu.threads_per_socket = 1;
+  HardwareSpec h = avx2_cpu();
+  h.cpu->per_core_bandwidth_bytes_per_s = 1e12;  // one thread saturates: bandwidth never binds
+  auto p = PerfModel::create(m, h, s, d);
+  REQUIRE(p.ok());
+  // One thread: 4e9 x 64 x 0.4 / 2 = 51.2e9 weights/s bounds every projection.
+  const auto b = p->decode_breakdown(1, 0);
+  bool saw_issue = false;
+  for (const auto& o : b.ops) {
+    if (o.cost.name == "ffn_up") {
+      CHECK(o.bound == Bound::issue);
+      CHECK(o.issue_s == Approx(2.0 * 2048 * 8192 * m.layers / 51.2e9));
+      saw_issue = true;
+    }
+  }
+  CHECK(saw_issue);
+}
