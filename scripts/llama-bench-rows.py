@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Run llama.cpp's llama-bench on random-weight models of catalog shapes and write the results as
+rows in the shared/benchmarks schema (plus the optional `threads` column), with provenance.
+
+  scripts/llama-bench-rows.py --llama-bench PATH --llama-quantize PATH --gguf-py LLAMA_CPP/gguf-py \
+      --model data/models/qwen2.5-0.5b.yaml [--model ...] --hardware CATALOG_NAME \
+      --out data/measurements/NAME.csv [--threads 1,2] [--types f16,bf16,q8_0,q4_0]
+      [--prompt 512] [--gen 128] [--reps 5] [--tg-repeats 3] [--work DIR] [--max-load 0.3]
+      [--layers N --vocab N]   (smoke tests only: rows are marked as such)
+
+Per model, type and thread count it runs prefill (ppN) and decode (tgN) separately; decode is
+repeated --tg-repeats times (2-thread decode on a small VM is noisy) and every repeat is a row.
+Before each llama-bench call it reads the 1-minute load average and refuses to record a row when
+another process is using the machine (load above --max-load, or another compiler running): rows
+measured on a busy machine are not ground truth. Each row's notes carry the machine (CPU model
+string, logical CPUs), the llama.cpp build commit llama-bench reports, the UTC time, the load
+average and the exact command. Models are written under --work (default /tmp/infercap-llama-bench)
+and never into the repository.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COLUMNS = ("id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+           "batch,metric,value,unit,stack,notes,threads").split(",")
+TYPE_NAMES = {"f16": "F16", "bf16": "BF16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0",
+              "q4_k_m": "Q4_K_M"}
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def busy_reason(max_load):
+    """Why the machine is not quiet now, or '' when it is."""
+    load1 = os.getloadavg()[0]
+    if load1 > max_load:
+        return f"1-minute load average {load1:.2f} > {max_load}"
+    out = subprocess.run(["ps", "-eo", "comm="], capture_output=True, text=True).stdout.split()
+    busy = sorted({c for c in out if c in ("cc1", "cc1plus", "ld", "ninja", "make", "nvcc")})
+    if busy:
+        return "other work running: " + ", ".join(busy)
+    return ""
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"failed ({r.returncode}): {shlex.join(cmd)}\n{r.stderr[-2000:]}")
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--llama-bench", required=True)
+    ap.add_argument("--llama-quantize", required=True)
+    ap.add_argument("--gguf-py", required=True)
+    ap.add_argument("--model", action="append", required=True)
+    ap.add_argument("--hardware", required=True, help="catalog name of this machine")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--types", default="f16,bf16,q8_0,q4_0")
+    ap.add_argument("--prompt", type=int, default=512)
+    ap.add_argument("--gen", type=int, default=128)
+    ap.add_argument("--reps", type=int, default=5, help="llama-bench -r")
+    ap.add_argument("--tg-repeats", type=int, default=3)
+    ap.add_argument("--work", default="/tmp/infercap-llama-bench")
+    ap.add_argument("--max-load", type=float, default=0.3)
+    ap.add_argument("--id-prefix", default="LB")
+    ap.add_argument("--layers", type=int, default=0)
+    ap.add_argument("--vocab", type=int, default=0)
+    ap.add_argument("--allow-busy", action="store_true",
+                    help="record rows on a busy machine anyway (smoke tests; notes say so)")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    smoke = a.layers > 0 or a.vocab > 0
+    rows = []
+    machine = f"{cpu_model()}, {os.cpu_count()} logical CPUs, {platform.node()}"
+    for model_yaml in a.model:
+        name = os.path.splitext(os.path.basename(model_yaml))[0]
+        base = {}
+        for t in a.types.split(","):
+            src = "bf16" if t == "bf16" else "f32" if t == "f32" else "f16"
+            if src not in base:
+                path = os.path.join(a.work, f"{name}-{src}.gguf")
+                cmd = [sys.executable, os.path.join(HERE, "gguf-random-model.py"), "--gguf-py", a.gguf_py,
+                       "--model", model_yaml, "--out", path, "--type", src]
+                if a.layers:
+                    cmd += ["--layers", str(a.layers)]
+                if a.vocab:
+                    cmd += ["--vocab", str(a.vocab)]
+                run(cmd)
+                base[src] = path
+            path = base[src]
+            if t not in ("f16", "bf16", "f32"):
+                path = os.path.join(a.work, f"{name}-{t}.gguf")
+                run([a.llama_quantize, base["f16"], path, t.upper()])
+            for threads in a.threads.split(","):
+                tests = [("pp", ["-p", str(a.prompt), "-n", "0"], 1)]
+                tests.append(("tg", ["-p", "0", "-n", str(a.gen)], a.tg_repeats))
+                for kind, args, repeats in tests:
+                    for rep in range(repeats):
+                        why = busy_reason(a.max_load)
+                        if why and not a.allow_busy:
+                            sys.exit(f"not quiet ({why}); no row recorded. Rerun when nothing else runs.")
+                        load1 = os.getloadavg()[0]
+                        cmd = [a.llama_bench, "-m", path, "-t", threads, "-r", str(a.reps), "-o", "json"] + args
+                        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                        res = json.loads(run(cmd))
+                        for r in res:
+                            n = r["n_prompt"] if kind == "pp" else r["n_gen"]
+                            metric = f"prefill_throughput_pp{n}" if kind == "pp" else f"decode_throughput_tg{n}"
+                            notes = (f"measured on {machine} at {when}; load1 {load1:.2f} before the call"
+                                     f"{' (BUSY: ' + why + ')' if why else ''}; llama.cpp build {r.get('build_commit')} "
+                                     f"({r.get('build_number')}); llama-bench mean of {a.reps} reps, sd {r['stddev_ts']:.3g} t/s;"
+                                     f" repeat {rep + 1}/{repeats}; random weights of the catalog shape written by "
+                                     f"scripts/gguf-random-model.py{' (SMOKE TEST: shape reduced)' if smoke else ''}; "
+                                     f"command: {shlex.join(cmd)}")
+                            rows.append({
+                                "source": f"measurement: scripts/llama-bench-rows.py on {platform.node()} ({when})",
+                                "hardware": a.hardware, "hw_count": 1, "mem_bw_gbs": "", "model": name,
+                                "params_b": f"{r['model_n_params'] / 1e9:.4g}", "precision": TYPE_NAMES[t],
+                                "input_len": n if kind == "pp" else 0, "output_len": 0 if kind == "pp" else n,
+                                "batch": 1, "metric": metric, "value": f"{r['avg_ts']:.4g}", "unit": "tokens/s",
+                                "stack": "llama.cpp CPU (llama-bench)", "notes": notes, "threads": threads})
+    with open(a.out, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for i, row in enumerate(rows, 1):
+            row["id"] = f"{a.id_prefix}-{i:03d}"
+            w.writerow(row)
+    print(f"wrote {a.out}: {len(rows)} rows")
+
+
+if __name__ == "__main__":
+    main()
