@@ -17,6 +17,8 @@
 #include "infercap/spec/scenario.hpp"
 #include "output.hpp"
 #include "plan_command.hpp"
+#include "plan_error_band.hpp"
+#include "residuals.hpp"
 
 namespace infercap::cli {
 
@@ -40,6 +42,7 @@ struct PlanPrintOptions {
   int top = 5;
   bool explain = false;
   std::string description;
+  std::vector<Residual> residuals;  ///< validation residuals for the error band (may be empty)
 };
 
 std::string cur_suffix(const PriceBook& b) {
@@ -386,6 +389,7 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     out += render(fleet_table(plan.recommended, b), o.format);
     out += simulator_notes(plan.recommended);
     if (!plan.recommended.note.empty()) out += plan.recommended.note + "\n";
+    out += fleet_error_band_lines(plan.recommended, o.residuals);
     if (sizes_by_caps(plan.objective)) {
       for (const auto& p : plan.recommended.parts) {
         for (const auto& c : p.constraints)
@@ -573,6 +577,8 @@ int run_plan(const PlanArgs& a) {
   po.top = a.top;
   po.explain = a.explain;
   po.description = solved->scenario.description;
+  spec::Diagnostics rd;
+  po.residuals = read_residuals(default_residuals_path(data_dir_or_default(a.data)), rd);
   fmt::print("{}", render_plan(plan, in, po));
   return plan.feasible ? kExitOk : kExitInfeasible;
 }

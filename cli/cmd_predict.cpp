@@ -10,6 +10,7 @@
 #include "measured_hardware.hpp"
 #include "output.hpp"
 #include "predict_report.hpp"
+#include "residuals.hpp"
 
 namespace infercap::cli {
 
@@ -27,6 +28,9 @@ struct PredictArgs {
   double output = 128;
   DeploymentFlags dep;
 };
+
+ResultTable error_band_table(const Prediction& p, const std::vector<Residual>& res,
+                             const std::string& stack, HwClass cls);
 
 int run_predict(const PredictArgs& a) {
   spec::Diagnostics diags;
@@ -73,6 +77,12 @@ int run_predict(const PredictArgs& a) {
   }
   const Prediction p = predict(*perf, a.batch, a.prompt, a.output);
   fmt::print("{}", render_prediction(p, *perf, *fmt_opt));
+  if (*fmt_opt != Format::json && *fmt_opt != Format::csv) {
+    // The model's measured error for this stack and hardware class (docs/validation.md).
+    spec::Diagnostics rd;
+    const auto res = read_residuals(default_residuals_path(catalog.data_dir()), rd);
+    fmt::print("{}", render(error_band_table(p, res, stack->name, hw->hw_class), *fmt_opt));
+  }
   if (!p.memory.fits) {
     const auto& m = p.memory;
     auto b = [](double v) { return format_quantity(v, Dim::bytes); };
@@ -87,6 +97,45 @@ int run_predict(const PredictArgs& a) {
     return kExitInfeasible;
   }
   return kExitOk;
+}
+
+// Each latency and throughput with the p10-p90 band of the validation residuals of the stack and
+// class: prefill rows for TTFT, decode rows for TPOT, throughputs and end-to-end latency.
+ResultTable error_band_table(const Prediction& p, const std::vector<Residual>& res,
+                             const std::string& stack, HwClass cls) {
+  const ErrorBand pre = error_band(res, stack, cls, ErrorQuantity::prefill);
+  const ErrorBand dec = error_band(res, stack, cls, ErrorQuantity::decode);
+  ResultTable t;
+  t.title = "within the model's measured error (p10-p90 of validation residuals)";
+  t.columns = {{"quantity", Dim::dimensionless}, {"predicted", Dim::dimensionless},
+               {"p10", Dim::dimensionless},      {"p90", Dim::dimensionless},
+               {"rows", Dim::dimensionless},     {"basis", Dim::dimensionless}};
+  auto time_row = [&](const char* name, double v, const ErrorBand& b) {
+    if (!b.available) {
+      t.add({std::string(name), format_quantity(v, Dim::seconds), Cell{}, Cell{},
+             static_cast<long long>(b.rows), b.note});
+      return;
+    }
+    t.add({std::string(name), format_quantity(v, Dim::seconds),
+           format_quantity(b.time_low(v), Dim::seconds),
+           format_quantity(b.time_high(v), Dim::seconds), static_cast<long long>(b.rows), b.note});
+  };
+  auto rate_row = [&](const char* name, double v, const ErrorBand& b) {
+    const auto q = [](double x) { return fmt::format("{:.4g} tokens/s", x); };
+    if (!b.available) {
+      t.add({std::string(name), q(v), Cell{}, Cell{}, static_cast<long long>(b.rows), b.note});
+      return;
+    }
+    t.add({std::string(name), q(v), q(b.rate_low(v)), q(b.rate_high(v)),
+           static_cast<long long>(b.rows), b.note});
+  };
+  time_row("ttft", p.ttft_s, pre);
+  time_row("tpot", p.tpot_s, dec);
+  time_row("e2e", p.e2e_s, dec);
+  rate_row("prefill throughput", p.prefill_tokens_per_s, pre);
+  rate_row("decode throughput (per sequence)", p.decode_tokens_per_s, dec);
+  rate_row("decode throughput (batch)", p.total_decode_tokens_per_s, dec);
+  return t;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "measured_hardware.hpp"
 #include "measurements.hpp"
 #include "output.hpp"
+#include "residuals.hpp"
 #include "stack_yaml.hpp"
 
 namespace infercap::cli {
@@ -36,6 +37,7 @@ struct ValidateArgs {
   bool cross_validate = false;
   bool summary_only = false;
   bool by_device = false;                 // also summarise per source, metric and device
+  std::string residuals_out;              // write every predicted row's residual here
   std::vector<std::string> calibrations;  // profiles; each applies to rows of its hardware
 };
 
@@ -332,6 +334,7 @@ int run_validate(const ValidateArgs& a) {
   unmapped.title = "rows not predicted";
   unmapped.columns = {{"id", Dim::dimensionless}, {"reason", Dim::dimensionless}};
   std::map<std::string, std::vector<double>> by_metric, by_source, by_device;
+  std::vector<Residual> residuals;
   for (const auto& m : rows) {
     if (!m.bench) {
       unmapped.add({m.row.id, m.reason});
@@ -365,6 +368,21 @@ int run_validate(const ValidateArgs& a) {
     by_source[source_tag(m.row) + " " + metric_group(c.metric)].push_back(std::fabs(err));
     by_device[source_tag(m.row) + " " + metric_group(c.metric) + " " + c.hardware.name].push_back(
         std::fabs(err));
+    // Seed claims are checks of a story, not measurements: they do not widen the error bands.
+    if (source_tag(m.row) != "SEED") residuals.push_back(residual_of(c, m.stack_name, *p));
+  }
+  if (!a.residuals_out.empty()) {
+    std::string cmd = "infercap validate";
+    for (const auto& file : a.files) cmd += " -i " + file;
+    cmd += " --residuals-out " + a.residuals_out;
+    const std::string prov = fmt::format(
+        "written by `{}` on {}, commit {}; ln(predicted time / measured time) per row", cmd,
+        calibration::iso_date_utc().substr(0, 10), calibration::source_commit("core cli data"));
+    if (auto w = spec::write_file_atomically(a.residuals_out, residuals_csv(residuals, prov)); !w) {
+      fmt::print(stderr, "infercap validate: {}\n", w.error().message);
+      return kExitIo;
+    }
+    fmt::print(stderr, "wrote {} ({} rows)\n", a.residuals_out, residuals.size());
   }
   ResultTable summary;
   summary.title = "summary of |predicted / measured - 1|";
@@ -406,6 +424,8 @@ Runner register_validate(CLI::App& app) {
   sub->add_flag("--cross-validate", a->cross_validate, "with --fit: leave-one-hardware-out errors");
   sub->add_flag("--summary-only", a->summary_only, "print only the summary and unmapped rows");
   sub->add_flag("--by-device", a->by_device, "summary also per source, metric and device");
+  sub->add_option("--residuals-out", a->residuals_out,
+                  "write each predicted row's residual (the error bands of predict and plan)");
   sub->add_option("--calibration", a->calibrations,
                   "calibration profile(s); each applies to the rows of the hardware it names");
   return [a] { return run_validate(*a); };

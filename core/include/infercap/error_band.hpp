@@ -1,0 +1,57 @@
+#pragma once
+// The model's measured error as part of an answer: validation residuals turned into a p10-p90
+// band around a prediction, and the replica count of a fleet across that band. Residuals are
+// kept in time form, r = ln(predicted time / measured time) (a throughput row contributes
+// -ln(predicted / measured)), so one set serves latencies and throughputs alike.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "infercap/hardware.hpp"
+
+namespace infercap {
+
+/// What a residual is about: the prompt phase (TTFT, prefill throughput), the decode phase
+/// (TPOT, generation throughput, static-batch latency), or a serving run (simulator rows).
+enum class ErrorQuantity : unsigned char { prefill, decode, serving };
+std::string_view error_quantity_name(ErrorQuantity q);
+
+struct Residual {
+  std::string stack;
+  HwClass hw_class = HwClass::gpu;
+  ErrorQuantity quantity = ErrorQuantity::decode;
+  std::string hardware;
+  std::string id;
+  double log_time_ratio = 0;  ///< ln(predicted time / measured time)
+};
+
+/// measured time = predicted time x factor, with the factor's p10 and p90 over the residuals of
+/// one stack, hardware class and quantity. Too few rows (< min_rows) = no band, said in `note`.
+struct ErrorBand {
+  bool available = false;
+  int rows = 0;
+  double time_factor_p10 = 1;  ///< measured / predicted time, 10th percentile
+  double time_factor_p90 = 1;  ///< 90th percentile
+  std::string note;            ///< which rows, or why there is no band
+  /// The band of a predicted time [s] or rate [1/s]: a rate divides by the time factors.
+  double time_low(double t) const { return t * time_factor_p10; }
+  double time_high(double t) const { return t * time_factor_p90; }
+  double rate_low(double r) const { return r / time_factor_p90; }
+  double rate_high(double r) const { return r / time_factor_p10; }
+};
+
+ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view stack, HwClass cls,
+                     ErrorQuantity q, int min_rows = 3);
+
+/// Replicas of a pool across a band: the design load needs ceil(design x factor / capacity)
+/// replicas when every step takes `factor` times the predicted time; the redundancy the plan
+/// added (replicas - ceil(design / capacity)) is kept. low/high at the p10/p90 factors.
+struct ReplicaBand {
+  bool available = false;
+  int low = 0;
+  int high = 0;
+};
+ReplicaBand replica_band(double design_qps, double max_qps_per_replica, int replicas,
+                         const ErrorBand& band);
+
+}  // namespace infercap
