@@ -3,6 +3,7 @@
 # roofline (`ideal`) and with the fitted stacks, the fits themselves with leave-one-device-out
 # errors, and the bandwidth the seed article's own figures imply.
 #   scripts/validation-report.sh [--refit]   (--refit rewrites data/stacks/llama.cpp*.yaml first)
+# Also rewrites data/validation/residuals.csv, the residuals predict and plan show as error bands.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${INFERCAP:-build/cli/infercap}
@@ -10,6 +11,7 @@ B=${BENCHMARKS:-../shared/benchmarks}
 M=data/measurements
 IN=(-i "$B/llamacpp-gpu-benchmarks.csv" -i "$B/seed-claims.csv" -i "$M/cpu-llamacpp-public.csv")
 CPU=(-i "$M/cpu-llamacpp-public.csv" -i "$B/seed-claims.csv")
+SERVE=(-i "$M/serving-public.csv" -i "$M/vllm-static-public.csv" -i "$M/pytorch-public.csv")
 if [ "${1:-}" = "--refit" ]; then
   for s in llama.cpp llama.cpp-metal; do
     "$BIN" validate "${IN[@]}" --fit "$s" --write "data/stacks/$s.yaml" >/dev/null
@@ -97,13 +99,34 @@ TMP=$(mktemp)
   echo "The GPU claim (SEED-020, 90-110 tokens/s for a 7B FP16 model on an \"A-class\" datacenter GPU"
   echo "with a \"mainstream GPU inference framework\") implies about 1.32 TB/s: 68% of an A100 PCIe's"
   echo "1.94 TB/s, reachable by a CUDA-graph stack such as vLLM, beyond what llama.cpp reaches on that"
-  echo "card (the fitted llama.cpp stack predicts 66 tokens/s: issue-limited on 108 SMs at 1.41 GHz),"
+  echo "card (the fitted llama.cpp stack predicts 63 tokens/s: issue-limited on 108 SMs at 1.41 GHz),"
   echo "and impossible on an A10 (600 GB/s). Row SEED-020 is predicted with llama.cpp because the"
   echo 'article names no stack; `--stack vllm` predicts it within the article'"'"'s range.'
   echo
-  echo "## 4. Every row (fitted stacks)"
+  echo "## 4. Serving stacks and serving runs"
+  echo
+  echo "Rows of other stacks than llama.cpp: TensorRT-LLM's performance overview (offline maximum"
+  echo "throughput, every request queued at once, run through the serving simulator with the engine"
+  echo "defaults of \`ServingCaseDefaults\`), vLLM's buildkite latency tests (a static batch of 8) and"
+  echo "the PyTorch eager / CUDA-graph rows. These stacks are engineering estimates: the rows judge"
+  echo "them and are not fitted (serving rows never are). Error per source, metric and device:"
+  echo
+  "$BIN" validate "${SERVE[@]}" --summary-only --by-device -f md
+  echo
+  rows_md "${SERVE[*]}" '^(VLLM|PT)-'
+  echo
+  echo "## 5. Error bands"
+  echo
+  echo "\`data/validation/residuals.csv\` (rewritten by this script) holds ln(predicted / measured"
+  echo "time) of every row above except the seed claims. \`infercap predict\` shows TTFT, TPOT,"
+  echo "end-to-end latency and throughputs with the p10-p90 band of the residuals of its stack and"
+  echo "hardware class, and \`infercap plan\` the replica count of the recommended fleet across it;"
+  echo "with fewer than three rows for a stack and class they say so instead of showing a band."
+  echo
+  echo "## 6. Every row (fitted stacks)"
   echo
   "$BIN" validate "${IN[@]}" -f md
 } > "$TMP"
 mv "$TMP" "$OUT"
+"$BIN" validate "${IN[@]}" "${SERVE[@]}" --summary-only --residuals-out data/validation/residuals.csv >/dev/null
 echo "wrote $OUT"
