@@ -1,0 +1,135 @@
+// [calib] the hardware entry calibrate writes for an unknown machine loads back through the
+// catalog loader with every figure sourced; [unit] serving and static-batch rows map to cases;
+// residual files round-trip. Expected values are the inputs or formulas stated beside them.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "infercap/spec/loaders.hpp"
+#include "infercap/spec/reader.hpp"
+#include "measured_hardware.hpp"
+#include "measurements.hpp"
+#include "residuals.hpp"
+
+using namespace infercap;
+
+namespace {
+
+calibration::RunResult fake_run() {
+  calibration::RunResult r;
+  r.machine.cpu_model = "Intel(R) Xeon(R) Processor";
+  r.machine.vendor = "GenuineIntel";
+  r.machine.flags = "avx2 fma avx512f avx512_bf16 avx512_vnni amx_tile amx_int8";
+  r.machine.sockets = 1;
+  r.machine.cores = 2;
+  r.machine.pus = 2;
+  r.machine.numa_nodes = 1;
+  r.machine.memory_bytes = 24e9;
+  r.machine.llc_bytes = 32e6;
+  r.machine.hostname = "vm";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("calibrate's entry for an unknown machine loads back, every figure measured", "[calib]") {
+  CalibrationProfile p;
+  p.threads = 1;
+  p.bandwidth.asymptote_bytes_per_s = 18e9;
+  at(p.achieved_flops_per_s, ComputeType::fp32) = 60e9;
+  at(p.achieved_flops_per_s, ComputeType::int8) = 250e9;
+  p.provenance.command = "infercap calibrate --quick";
+  p.provenance.host = "vm";
+  p.provenance.date = "2026-12-01T00:00:00Z";
+  const HardwareSpec h = cli::measured_cpu_hardware(fake_run(), p, "my-vm", 2600);
+  // GEMMs ran on 1 thread; the entry is the socket's 2 cores: rates x 2.
+  CHECK(at(h.dense_flops_per_s, ComputeType::fp32) == Approx(120e9));
+  CHECK(at(h.dense_flops_per_s, ComputeType::int8) == Approx(500e9));
+  CHECK(h.cpu->base_clock_hz == Approx(2.6e9));
+  CHECK(h.cpu->amx);
+  CHECK(h.cpu->avx512_vnni);
+  CHECK(h.cpu->avx512);
+  spec::Diagnostics d;
+  const auto doc = spec::parse_text(cli::hardware_to_yaml(h, p.provenance), "measured.yaml", d);
+  const auto back = spec::load_hardware(doc, d);
+  INFO(cli::hardware_to_yaml(h, p.provenance));
+  REQUIRE_FALSE(d.has_errors());
+  REQUIRE(back);
+  CHECK(back->name == "my-vm");
+  CHECK(back->memory_bandwidth_bytes_per_s == Approx(18e9));
+  CHECK(back->cpu->cores == 2);
+  CHECK(back->cpu->memory_channels == 0);  // a VM cannot see them: omitted, not invented
+  CHECK(cli::measured_hardware_name("Intel(R) Xeon(R) Processor") ==
+        "measured-intel-xeon-processor");
+}
+
+TEST_CASE("serving and static-batch rows map to cases with their mode, TP and replicas", "[unit]") {
+  const std::string path = "/tmp/infercap-test-serving-rows.csv";
+  {
+    std::ofstream f(path);
+    f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+         "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate\n"
+      << "S-1,x,h100-sxm,8,,llama-3.1-8b,8,FP8,128,128,64,ttft_mean,120,ms,vLLM,,2,concurrency,\n"
+      << "S-2,x,h100-sxm,1,,llama-3.1-8b,8,BF16,32,128,8,e2e_latency,800,ms,vLLM,,1,,\n"
+      << "S-3,x,h100-sxm,1,,llama-3.1-8b,8,BF16,128,128,1,ttft_mean,1,s,vLLM,,1,rate,\n"
+      << "S-4,x,h100-sxm,1,,llama-3.1-8b,8,BF16,128,128,1,ttft_mean,1,s,vLLM,,1,burst,\n";
+  }
+  spec::Diagnostics d;
+  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  const auto rows = cli::read_measurements(path, d);
+  REQUIRE(rows.size() == 4);
+  const auto m = cli::map_measurements(rows, catalog);
+  REQUIRE(m[0].bench);
+  CHECK(m[0].bench->serving == ServingMode::concurrency);
+  CHECK(m[0].bench->metric == BenchMetric::serving_ttft_mean_s);
+  CHECK(m[0].bench->deployment.tp == 2);
+  CHECK(m[0].bench->replicas == 4);              // 8 devices / TP 2
+  CHECK(m[0].bench->measured == Approx(0.120));  // ms -> s
+  CHECK(m[0].bench->deployment.precision.activations == DType::fp8);
+  REQUIRE(m[1].bench);
+  CHECK(m[1].bench->metric == BenchMetric::e2e_latency_s);
+  CHECK(m[1].bench->serving == ServingMode::none);
+  CHECK_FALSE(m[2].bench);  // a fixed-rate row without a rate
+  CHECK_THAT(m[2].reason, Catch::Contains("request_rate > 0"));
+  CHECK_FALSE(m[3].bench);
+  CHECK_THAT(m[3].reason, Catch::Contains("expected concurrency, rate or offline"));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("residuals: time form, written and read back", "[unit]") {
+  BenchCase c;
+  c.id = "R-1";
+  c.hardware.name = "g";
+  c.hardware.hw_class = HwClass::gpu;
+  c.metric = BenchMetric::generation_tokens_per_s;
+  c.measured = 100;
+  // A throughput predicted 10% high means a time predicted 1/1.1: r = -ln(1.1).
+  const Residual r = cli::residual_of(c, "s", 110);
+  CHECK(r.quantity == ErrorQuantity::decode);
+  CHECK(r.log_time_ratio == Approx(-std::log(1.1)));
+  c.metric = BenchMetric::ttft_s;
+  c.measured = 2;
+  const Residual t = cli::residual_of(c, "s", 3);
+  CHECK(t.quantity == ErrorQuantity::prefill);
+  CHECK(t.log_time_ratio == Approx(std::log(1.5)));
+  const std::string path = "/tmp/infercap-test-residuals.csv";
+  {
+    std::ofstream f(path);
+    f << cli::residuals_csv({r, t}, "test");
+  }
+  spec::Diagnostics d;
+  const auto back = cli::read_residuals(path, d);
+  REQUIRE_FALSE(d.has_errors());
+  REQUIRE(back.size() == 2);
+  CHECK(back[1].log_time_ratio == Approx(std::log(1.5)).epsilon(1e-5));
+  CHECK(back[1].quantity == ErrorQuantity::prefill);
+  {
+    std::ofstream f(path, std::ios::app);
+    f << "R-3,s,tpu,decode,g,0.1\n";
+  }
+  cli::read_residuals(path, d);
+  CHECK(d.has_errors());
+  std::remove(path.c_str());
+  CHECK(cli::read_residuals("/nonexistent/residuals.csv", d).empty());
+}
