@@ -161,7 +161,7 @@ TEST_CASE("case 5: a GPU base with the owned CPU servers as a promotion-day buff
   const PlanInputs in = load("promo-burst.yaml");
   const Plan plan = run(in);
   REQUIRE(plan.feasible);
-  const int owned = in.prices.find("xeon-8480p")->owned_devices;
+  const double owned = in.prices.find("xeon-8480p")->owned_devices;
   if (plan.recommended.parts.size() == 1) {
     // The owned servers cannot carry the promotion peak at the CPU rates the public rows give
     // (llama.cpp's AMX prefill at ~4% of its peak, docs/validation.md): a buffer would need
