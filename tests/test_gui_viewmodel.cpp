@@ -163,7 +163,7 @@ TEST_CASE("make_perf and evaluate_predict report bad selections as values", "[gu
   // The empty stack is the CLI's default for the class.
   sel = Selection{};
   REQUIRE(make_perf(catalog(), sel, &stack).ok());
-  CHECK(stack == cli::default_stack_for(HwClass::gpu));
+  CHECK(stack == spec::default_stack_for(HwClass::gpu));
 
   const PredictView bad = evaluate_predict(catalog(), Selection{}, Workload{0, 512, 128});
   CHECK_FALSE(bad.ok);

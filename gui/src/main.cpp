@@ -23,8 +23,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "common.hpp"
-#include "exit_codes.hpp"
+#include "infercap/shell/shell.hpp"
 
 namespace {
 
@@ -78,28 +77,28 @@ int run_main(int argc, char** argv) {
   cli.add_option("--scenario", scenario,
                  "plan this scenario (name in data/examples or a path) at start");
   std::string stack, sweep = "batch";
-  cli::DeploymentFlags dep;
+  spec::DeploymentFlags dep;
   cli.add_option("--sweep", sweep, "Predict's sweep chart: batch | context")
       ->check(CLI::IsMember({"batch", "context"}));
   cli.add_option("--stack,-s", stack, "initial serving stack (default: per hardware class)");
-  cli::add_deployment_flags(cli, dep);  // the same --weights/--tp/... as `infercap predict`
+  shell::add_deployment_flags(cli, dep);  // the same --weights/--tp/... as `infercap predict`
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return cli.exit(e) == 0 ? cli::kExitOk : cli::kExitUsage;
+    return cli.exit(e) == 0 ? shell::kExitOk : shell::kExitUsage;
   }
   int width = 1600, height = 1000;
   if (std::sscanf(size.c_str(), "%dx%d", &width, &height) != 2 || width < 320 || height < 240) {
     std::fprintf(stderr, "infercap-gui: --size: expected WxH of at least 320x240, found '%s'\n",
                  size.c_str());
-    return cli::kExitUsage;
+    return shell::kExitUsage;
   }
 
   gui::App app;
   app_init(app, data.empty() ? spec::Catalog::default_data_dir() : data);
   auto unknown = [](const char* what, const std::string& name) {
     std::fprintf(stderr, "infercap-gui: unknown %s '%s'\n", what, name.c_str());
-    return cli::kExitSpec;
+    return shell::kExitSpec;
   };
   if (!model.empty()) {
     const ModelSpec* m = app.catalog->find_model(model);
@@ -118,7 +117,7 @@ int run_main(int argc, char** argv) {
   }
   {
     spec::Diagnostics diags;
-    if (!cli::make_deployment(dep, diags)) return cli::print_diagnostics(diags);
+    if (!spec::make_deployment(dep, diags)) return shell::print_diagnostics(diags);
     app.sel.dep = dep;
   }
   if (batch > 0) app.work.batch = batch;
@@ -145,7 +144,7 @@ int run_main(int argc, char** argv) {
   if (!glfwInit()) {
     std::fprintf(stderr,
                  "infercap-gui: no display (is DISPLAY set? try `xvfb-run -a infercap-gui`)\n");
-    return cli::kExitIo;
+    return shell::kExitIo;
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
@@ -154,7 +153,7 @@ int run_main(int argc, char** argv) {
   if (window == nullptr) {
     std::fprintf(stderr, "infercap-gui: could not create an OpenGL 3.0 window\n");
     glfwTerminate();
-    return cli::kExitIo;
+    return shell::kExitIo;
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(screenshot.empty() ? 1 : 0);
@@ -172,7 +171,7 @@ int run_main(int argc, char** argv) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 130");
 
-  int rc = cli::kExitOk;
+  int rc = shell::kExitOk;
   int frame = 0;
   double lively_until = 0;  ///< keep rendering at full rate until then (recent input)
   while (!glfwWindowShouldClose(window)) {
@@ -210,7 +209,7 @@ int run_main(int argc, char** argv) {
       } else if (++frame >= frames) {
         if (!save_png(screenshot, fw, fh)) {
           std::fprintf(stderr, "infercap-gui: could not write %s\n", screenshot.c_str());
-          rc = cli::kExitIo;
+          rc = shell::kExitIo;
         } else {
           std::printf("infercap-gui: wrote %s (%dx%d)\n", screenshot.c_str(), fw, fh);
         }
@@ -231,5 +230,5 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return infercap::cli::run_guarded("infercap-gui", run_main, argc, argv);
+  return infercap::shell::run_guarded("infercap-gui", run_main, argc, argv);
 }

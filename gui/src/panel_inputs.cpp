@@ -88,7 +88,7 @@ void draw_inputs(App& app, bool compare_mode) {
     }
   }
   const std::string default_stack = hw != nullptr && !compare_mode
-                                        ? "default (" + cli::default_stack_for(hw->hw_class) + ")"
+                                        ? "default (" + spec::default_stack_for(hw->hw_class) + ")"
                                         : std::string("default per class");
   if (ImGui::BeginCombo("stack", s.stack.empty() ? default_stack.c_str() : s.stack.c_str())) {
     if (ImGui::Selectable(default_stack.c_str(), s.stack.empty())) {

@@ -17,7 +17,7 @@ Result<PerfModel> make_perf(const spec::Catalog& cat, const Selection& sel,
   const HardwareSpec* hw = cat.find_hardware(sel.hardware);
   if (hw == nullptr) return Error{fmt::format("unknown hardware '{}'", sel.hardware)};
   const std::string stack_name =
-      sel.stack.empty() ? cli::default_stack_for(hw->hw_class) : sel.stack;
+      sel.stack.empty() ? spec::default_stack_for(hw->hw_class) : sel.stack;
   const StackSpec* stack = cat.find_stack(stack_name);
   if (stack == nullptr) return Error{fmt::format("unknown stack '{}'", stack_name)};
   if (stack_used != nullptr) *stack_used = stack->name;
@@ -26,14 +26,14 @@ Result<PerfModel> make_perf(const spec::Catalog& cat, const Selection& sel,
                              hw_class_name(hw->hw_class))};
   }
   spec::Diagnostics diags;
-  auto dep = cli::make_deployment(sel.dep, diags);
+  auto dep = spec::make_deployment(sel.dep, diags);
   if (!dep) {
     std::string msg;
     for (const auto& d : diags.items())
       msg += (msg.empty() ? "" : "; ") + d.key_path + ": " + d.message;
     return Error{msg};
   }
-  cli::apply_default_precision(sel.dep, *hw, *dep);
+  spec::apply_default_precision(sel.dep, *hw, *dep);
   return PerfModel::create(*model, *hw, *stack, *dep);
 }
 

@@ -13,10 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "common.hpp"  // cli::DeploymentFlags, shared with `infercap predict`
 #include "infercap/perf.hpp"
 #include "infercap/predict.hpp"
 #include "infercap/spec/catalog.hpp"
+#include "infercap/spec/deployment.hpp"  // DeploymentFlags, shared with `infercap predict`
 #include "infercap/tco.hpp"
 #include "infercap/units.hpp"
 
@@ -24,12 +24,12 @@ namespace infercap::gui {
 
 /// One deployment as the Predict panel picks it. Names are catalog names; an empty stack means
 /// the CLI's default stack for the hardware class; empty formats mean the device's native 16-bit
-/// type (the CLI's rule, cli::apply_default_precision).
+/// type (the CLI's rule, spec::apply_default_precision).
 struct Selection {
   std::string model = "llama-3.1-8b";
   std::string hardware = "h100-sxm";
   std::string stack;
-  cli::DeploymentFlags dep;
+  spec::DeploymentFlags dep;
 };
 
 /// The request shape every panel shares.

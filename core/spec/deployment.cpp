@@ -1,31 +1,10 @@
-#include "common.hpp"
+#include "infercap/spec/deployment.hpp"
 
 #include <fmt/core.h>
 
-#include <CLI/CLI.hpp>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
+namespace infercap::spec {
 
-#include "exit_codes.hpp"
-
-namespace infercap::cli {
-
-void add_deployment_flags(CLI::App& app, DeploymentFlags& f) {
-  app.add_option("--weights", f.weights,
-                 "weight format: fp32 bf16 fp16 fp8 int8 int4 nf4 q8_0 q4_0 q4_k_m");
-  app.add_option("--activations", f.activations, "activation format (default bf16)");
-  app.add_option("--kv", f.kv, "KV-cache format (default: the activation format)");
-  app.add_option("--compute", f.compute, "force the compute roof: fp32 tf32 bf16 fp16 fp8 int8");
-  app.add_option("--tp", f.tp, "tensor-parallel degree (devices per layer; CPUs: sockets)");
-  app.add_option("--pp", f.pp, "pipeline stages (layer split across devices)");
-  app.add_option("--threads", f.threads, "CPU threads per socket (default: physical cores)");
-  app.add_flag("--smt", f.smt, "CPU: two threads per core (costs bandwidth, seed 000 4.3)");
-  app.add_option("--numa", f.numa, "CPU: pinned | interleave | single_node");
-  app.add_flag("--vm", f.virtualized, "CPU: a virtual machine rather than bare metal");
-}
-
-std::optional<Deployment> make_deployment(const DeploymentFlags& f, spec::Diagnostics& diags) {
+std::optional<Deployment> make_deployment(const DeploymentFlags& f, Diagnostics& diags) {
   Deployment d;
   bool ok = true;
   auto dtype = [&](const std::string& flag, const std::string& v, DType fallback) {
@@ -95,15 +74,6 @@ void apply_default_precision(const DeploymentFlags& f, const HardwareSpec& hw, D
   if (f.kv.empty()) d.precision.kv = d.precision.activations;
 }
 
-std::string data_dir_or_default(const std::string& flag) {
-  return flag.empty() ? spec::Catalog::default_data_dir() : flag;
-}
-
-int print_diagnostics(const spec::Diagnostics& diags) {
-  if (!diags.empty()) fmt::print(stderr, "{}", diags.format());
-  return diags.has_errors() ? kExitSpec : kExitOk;
-}
-
 std::string default_stack_for(HwClass c) {
   // llama.cpp is the stack with public measurements on CPUs, GPUs and Apple silicon; NPUs and
   // FPGAs run their vendor toolchains.
@@ -118,15 +88,4 @@ std::string default_stack_for(HwClass c) {
   return "ideal";
 }
 
-int run_guarded(const char* program, int (*body)(int, char**), int argc, char** argv) {
-  try {
-    return body(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: internal error: %s\n", program, e.what());
-  } catch (...) {
-    std::fprintf(stderr, "%s: internal error\n", program);
-  }
-  return kExitInternal;
-}
-
-}  // namespace infercap::cli
+}  // namespace infercap::spec
