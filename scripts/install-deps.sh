@@ -4,11 +4,13 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config libeigen3-dev libyaml-cpp-dev libfmt-dev catch2
       libbenchmark-dev libcli11-dev nlohmann-json3-dev libhwloc-dev libopenblas-dev
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-      libimgui-dev libglfw3-dev libgl-dev xvfb xauth
-      libcairo2-dev libxlsxwriter-dev fonts-noto-cjk poppler-utils unzip)
+      libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth
+      libcairo2-dev libxlsxwriter-dev fonts-noto-cjk poppler-utils unzip
+      fonts-dejavu-core fonts-wqy-zenhei)
 # The report (core/report): cairo for the PDF, libxlsxwriter for the XLSX, Noto CJK so Chinese
 # PDFs render with an embedded Debian font; poppler-utils (pdfinfo, pdftotext, pdffonts) and unzip
-# are what the report tests read the PDF and XLSX with.
+# are what the report tests read the PDF and XLSX with. The GUI: stb (PNG screenshots), DejaVu
+# for Latin text with Noto CJK (or WenQuanYi Zen Hei) merged into its font atlas.
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

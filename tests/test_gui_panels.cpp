@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <thread>
 
 #include "app.hpp"
 
@@ -138,37 +139,80 @@ TEST_CASE("panels: Compare lists every picked device, failures included", "[gui]
   CHECK_THAT(ui.text(), Catch::Contains("Pick devices on the left."));
 }
 
-TEST_CASE("panels: Plan shows a solved scenario and a failed one", "[gui]") {
+TEST_CASE("panels: Plan opens, solves, re-solves an edit and shows what changed", "[gui]") {
+  using namespace std::chrono_literals;
   Headless ui;
   App app;
   fresh_app(app);
   ui.frames(app, Tab::plan, 2);
-  CHECK_THAT(ui.text(), Catch::Contains("Pick a scenario and press Run plan."));
-  REQUIRE(app.plan_job.start(app.catalog, INFERCAP_SOURCE_DIR "/data/examples/bert-npu-fixed.yaml",
-                             app.data_dir));
+  CHECK_THAT(ui.text(), Catch::Contains("Pick a scenario"));
+  CHECK(app.scenario_index == -1);  // nothing is open, nothing highlighted
+  const std::string path = INFERCAP_SOURCE_DIR "/data/examples/bert-npu-fixed.yaml";
+  REQUIRE(open_scenario(app, path));
+  CHECK(app.scenario_index >= 0);
+  CHECK(app.scenarios[static_cast<std::size_t>(app.scenario_index)].name == "bert-npu-fixed");
+  ui.frames(app, Tab::plan, 1);  // a freshly opened scenario is solved at once
+  CHECK(app.plan_solving);
   app.plan_job.wait();
   ui.frames(app, Tab::plan, 3);
   REQUIRE(app.plan.state == JobState::done);
   REQUIRE(app.plan.plan.has_value());
-  const Plan& pl = *app.plan.plan;
+  const Plan pl = *app.plan.plan;
   CHECK_THAT(ui.text(), Catch::Contains(pl.feasible ? "Recommended" : "No feasible fleet"));
+  // The inputs are on screen as controls.
+  for (const char* label : {"moderation (bert-base)", "peak req/s", "prompt tokens", "E2E P99 (s)",
+                            "capex (USD)", "power cap (kW)", "horizon (years)", "spare replicas"})
+    CHECK_THAT(ui.text(), Catch::Contains(label));
   if (!pl.pools.empty() && !pl.pools[0].ranked.empty()) {
     CHECK(app.plan_pick_pool == 0);  // the best candidate's details open by default
     CHECK_THAT(ui.text(), Catch::Contains("Candidate details"));
     CHECK_THAT(ui.text(), Catch::Contains(pl.pools[0].ranked[0].hardware));
   }
-  if (!pl.pools.empty() && pl.pools[0].ranked.size() >= 2) {
-    CHECK_THAT(ui.text(),
-               Catch::Contains("Cost against latency: " +
-                               std::to_string(pl.pools[0].ranked.size()) + " feasible candidates"));
-  }
 
-  REQUIRE(app.plan_job.start(app.catalog, INFERCAP_SOURCE_DIR "/data/examples/missing.yaml",
-                             app.data_dir));
+  // An edit: pending (answer greyed), then re-solved on the worker, then the change line.
+  app.whatif.edit(
+      "load scale", [&](WhatIfInputs& in) { set_curve_scale(in, app.whatif.original(), 0, 3.0); },
+      WhatIf::Clock::now());
+  ui.frames(app, Tab::plan, 1);
+  CHECK_THAT(ui.text(), Catch::Contains("Inputs changed; re-solving after a short pause"));
+  CHECK_FALSE(app.plan_solving);  // the debounce has not elapsed
+  std::this_thread::sleep_for(WhatIf::kDebounce + 50ms);
+  ui.frames(app, Tab::plan, 1);
+  CHECK(app.plan_solving);
+  REQUIRE(app.plan.plan.has_value());  // the previous answer is still there while solving
   app.plan_job.wait();
   ui.frames(app, Tab::plan, 2);
-  CHECK(app.plan.state == JobState::failed);
+  REQUIRE(app.plan.plan.has_value());
+  CHECK(app.plan.plan->recommended.devices > pl.recommended.devices);  // three times the load
+  CHECK(app.plan_change == plan_change(pl, *app.plan.plan, app.plan.prices));
+  CHECK_THAT(ui.text(), Catch::Contains("Changed since last solve: " + app.plan_change));
+
+  // A file that does not load selects nothing, even while the last solve is still running.
+  app.whatif.edit(
+      "load scale", [&](WhatIfInputs& in) { set_curve_scale(in, app.whatif.original(), 0, 1.0); },
+      WhatIf::Clock::now() - 1s);
+  ui.frames(app, Tab::plan, 1);  // starts a solve of bert-npu-fixed
+  const std::string bad = INFERCAP_SOURCE_DIR "/tests/data/gui/bad-scenario.yaml";
+  CHECK_FALSE(open_scenario(app, bad));
+  CHECK(app.scenario_index == -1);
+  CHECK_FALSE(app.whatif.loaded());
+  app.plan_job.wait();
+  ui.frames(app, Tab::plan, 2);
+  CHECK(app.plan.state == JobState::failed);  // the finished solve answered the closed file
+  CHECK_FALSE(app.plan.plan.has_value());
   CHECK(app.plan_pick_pool == -1);
+  REQUIRE_FALSE(app.plan.diagnostics.empty());
+  CHECK_THAT(app.plan.diagnostics.front(), Catch::Contains(bad + ":"));
+  CHECK_THAT(ui.text(), Catch::Contains(app.plan.diagnostics.front()));
+  CHECK_THAT(ui.text(), Catch::Contains("No scenario is open"));
+  const unsigned v = app.plan_job.version();
+  ui.frames(app, Tab::plan, 2);
+  CHECK(app.plan_job.version() == v);  // and nothing is solved
+
+  // A missing file: the same.
+  CHECK_FALSE(open_scenario(app, INFERCAP_SOURCE_DIR "/data/examples/missing.yaml"));
+  ui.frames(app, Tab::plan, 2);
+  CHECK(app.plan.state == JobState::failed);
   CHECK_THAT(ui.text(), Catch::Contains(app.plan.error));
 }
 

@@ -59,12 +59,10 @@ void app_init(App& app, const std::string& data_dir) {
   }
   const auto examples = std::filesystem::path(data_dir) / "examples";
   app.scenarios = list_scenarios(examples.string());
-  for (std::size_t i = 0; i < app.scenarios.size(); ++i) {
-    if (app.scenarios[i].name == "chat-service") app.scenario_index = static_cast<int>(i);
-  }
 }
 
 void app_draw(App& app) {
+  plan_tick(app);  // solves finish and start whatever tab is shown
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "infercap_gui/file_browser.hpp"
 #include "infercap_gui/plan_job.hpp"
 #include "infercap_gui/view_model.hpp"
+#include "infercap_gui/whatif.hpp"
 
 namespace infercap::gui {
 
@@ -43,13 +45,26 @@ struct App {
   CompareKey compare_key = CompareKey::tokens_per_s;
   bool compare_descending = true;
 
-  // Plan.
+  // Plan: the what-if desk. `whatif` holds the open scenario and its edited inputs; a change
+  // re-solves on `plan_job`'s worker after the debounce; `plan` is the last finished answer
+  // (kept on screen, greyed, while the next one is computed).
   std::vector<ScenarioFile> scenarios;
-  int scenario_index = 0;
+  int scenario_index = -1;       ///< the open scenario in the list; -1 = none (or not listed)
   std::string plan_custom_path;  ///< typed path; overrides the list when not empty
+  WhatIf whatif;
   PlanJob plan_job;
-  PlanOutcome plan;  ///< the job's last snapshot
+  PlanOutcome plan;           ///< the last finished solve (done or failed)
+  PlanOutcome plan_previous;  ///< the one before, for "changed since last solve"
+  std::string plan_change;    ///< plan_change() of the two, "" before a second solve
+  bool plan_solving = false;  ///< a solve is on the worker
   unsigned plan_version = 0;
+  /// Bumped on every open; a solve started under another generation answered a closed file.
+  unsigned plan_generation = 0, plan_started_generation = 0;
+  FileBrowser files;
+  std::string drop_path;    ///< a file dropped on the window; opened by the next frame
+  std::string plan_status;  ///< the last save / export message
+  std::string device_search;
+  int price_device = -1;  ///< the price book entry the device-price control edits
   bool plan_show_rejected = true;
   /// The candidate whose constraints and costs the detail pane shows: pool index, ranked (true)
   /// or rejected, row index; pool -1 = none.
@@ -78,6 +93,18 @@ void draw_inputs(App& app, bool compare_mode);  ///< left column of Predict and 
 void draw_predict_panel(App& app);
 void draw_compare_panel(App& app);
 void draw_plan_panel(App& app);
+/// The what-if inputs of the open scenario (left column of Plan).
+void draw_whatif_inputs(App& app);
+/// The ImGui file dialog; returns the chosen path the frame it is confirmed, else "".
+std::string draw_file_dialog(FileBrowser& fb);
+
+/// Opens a scenario on the desk. A file that does not load selects nothing (the list loses its
+/// highlight, the previous answer is cleared) and its diagnostics are shown instead.
+bool open_scenario(App& app, const std::string& path);
+/// Per frame, whatever the tab: collects a finished solve and starts the next one once the
+/// inputs have been still for the debounce (never while one runs; edits made meanwhile are
+/// solved next).
+void plan_tick(App& app);
 void draw_catalog_panel(App& app);
 
 }  // namespace infercap::gui

@@ -17,6 +17,9 @@
 #include <stb_image_write.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -44,15 +47,56 @@ bool save_png(const std::string& path, int w, int h) {
   return stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3) != 0;
 }
 
-void load_font(ImGuiIO& io) {
+// DejaVu Sans for Latin text, with a CJK face merged into the same font so Chinese device names
+// and aliases (寒武纪, 昆仑芯) render in every widget. The CJK glyphs baked are the common
+// simplified set plus every character the catalog uses, so the atlas stays a few MB.
+void load_fonts(ImGuiIO& io, const infercap::gui::App& app, float scale) {
+  const float size = std::round(15.0f * scale);
+  bool latin = false;
   for (const char* f :
        {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"}) {
     if (std::filesystem::exists(f)) {
-      io.Fonts->AddFontFromFileTTF(f, 15.0f);
-      return;
+      io.Fonts->AddFontFromFileTTF(f, size);
+      latin = true;
+      break;
     }
   }
-  io.Fonts->AddFontDefault();  // ImGui's built-in ProggyClean
+  if (!latin) {
+    ImFontConfig c;
+    c.SizePixels = std::round(13.0f * scale);
+    io.Fonts->AddFontDefault(&c);  // ImGui's built-in ProggyClean
+  }
+  static ImVector<ImWchar> ranges;  // must outlive the atlas build
+  ImFontGlyphRangesBuilder b;
+  b.AddRanges(io.Fonts->GetGlyphRangesChineseSimplifiedCommon());
+  auto add = [&](const std::string& t) { b.AddText(t.c_str()); };
+  for (const auto& h : app.catalog->hardware()) {
+    add(h.name);
+    for (const auto& a : h.aliases) add(a);
+  }
+  for (const auto& m : app.catalog->models()) {
+    add(m.name);
+    for (const auto& a : m.aliases) add(a);
+  }
+  for (const auto& st : app.catalog->stacks()) {
+    add(st.name);
+    for (const auto& a : st.aliases) add(a);
+  }
+  b.BuildRanges(&ranges);
+  // Noto Sans CJK's collection holds JP, KR, SC, TC, HK faces; index 2 is Simplified Chinese.
+  const std::pair<const char*, int> cjk[] = {
+      {"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2},
+      {"/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", 0}};
+  for (const auto& [f, index] : cjk) {
+    if (!std::filesystem::exists(f)) continue;
+    ImFontConfig m;
+    m.MergeMode = true;
+    m.FontNo = index;
+    m.OversampleH = 1;  // CJK strokes are dense; oversampling only grows the atlas
+    m.PixelSnapH = true;
+    io.Fonts->AddFontFromFileTTF(f, size, &m, ranges.Data);
+    break;
+  }
 }
 
 int run_main(int argc, char** argv) {
@@ -69,6 +113,9 @@ int run_main(int argc, char** argv) {
   cli.add_option("--tab", tab, "predict | compare | plan | catalog")
       ->check(CLI::IsMember({"predict", "compare", "plan", "catalog"}));
   cli.add_option("--size", size, "window size WxH")->capture_default_str();
+  float scale = 0;
+  cli.add_option("--scale", scale, "UI scale (default: the monitor's content scale)")
+      ->check(CLI::Range(0.5, 4.0));
   cli.add_option("--model,-m", model, "initial model");
   cli.add_option("--hardware,-H", hardware, "initial hardware");
   cli.add_option("--batch,-b", batch, "initial batch")->check(CLI::Range(1, 1 << 20));
@@ -137,7 +184,7 @@ int run_main(int argc, char** argv) {
       }
     }
     if (!std::filesystem::exists(path)) return unknown("scenario", scenario);
-    app.plan_job.start(app.catalog, path, app.data_dir);
+    gui::open_scenario(app, path);  // solved by the first frame; a bad file shows diagnostics
   }
 
   glfwSetErrorCallback(glfw_error);
@@ -156,18 +203,31 @@ int run_main(int argc, char** argv) {
     return shell::kExitIo;
   }
   glfwMakeContextCurrent(window);
+  // The loop sleeps in glfwWaitEvents; a finished solve wakes it (thread-safe in GLFW).
+  app.plan_job.set_on_done([] { glfwPostEmptyEvent(); });
+  glfwSetWindowUserPointer(window, &app);
+  glfwSetDropCallback(window, [](GLFWwindow* w, int n, const char** paths) {
+    if (n > 0) static_cast<gui::App*>(glfwGetWindowUserPointer(w))->drop_path = paths[0];
+  });
   glfwSwapInterval(screenshot.empty() ? 1 : 0);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the layout is fixed; don't litter the working folder
-  load_font(io);
+  if (scale <= 0) {
+    // High-DPI monitors report a content scale above 1: fonts and spacing follow it.
+    float sx = 1, sy = 1;
+    glfwGetWindowContentScale(window, &sx, &sy);
+    scale = std::clamp(std::max(sx, sy), 1.0f, 4.0f);
+  }
+  load_fonts(io, app, scale);
   ImGui::StyleColorsDark();
   ImGuiStyle& style = ImGui::GetStyle();
   style.FrameRounding = 3;
   style.ChildRounding = 3;
   style.CellPadding = {6, 2};
+  style.ScaleAllSizes(scale);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 130");
 
@@ -175,11 +235,21 @@ int run_main(int argc, char** argv) {
   int frame = 0;
   double lively_until = 0;  ///< keep rendering at full rate until then (recent input)
   while (!glfwWindowShouldClose(window)) {
-    // Sleep until input (or a quarter second passes) unless something animates: a desktop
-    // what-if tool should not spin a core at 60 Hz while the user reads the charts.
-    const bool lively = glfwGetTime() < lively_until || app.plan_job.running();
+    // Sleep until something happens: a desktop what-if tool should not spin a core while the
+    // user reads the charts. Input wakes the loop, so does a finished solve (on_done above);
+    // only a pending re-solve (its debounce) or a running one (its elapsed-time line) set a
+    // timeout.
+    const bool lively = glfwGetTime() < lively_until;
     if (screenshot.empty() && !lively) {
-      glfwWaitEventsTimeout(0.25);
+      if (app.plan_job.running()) {
+        glfwWaitEventsTimeout(0.25);
+      } else if (app.whatif.pending()) {
+        const double s =
+            std::chrono::duration<double>(app.whatif.until_due(gui::WhatIf::Clock::now())).count();
+        glfwWaitEventsTimeout(std::max(s, 0.001));
+      } else {
+        glfwWaitEvents();
+      }
     } else {
       glfwPollEvents();
     }
@@ -206,6 +276,8 @@ int run_main(int argc, char** argv) {
       // A plan started from the command line is waited for, so the picture shows its result.
       if (app.plan_job.running()) {
         app.plan_job.wait();
+      } else if (app.whatif.pending()) {
+        // the debounce of a scenario just opened: the next frames start its solve
       } else if (++frame >= frames) {
         if (!save_png(screenshot, fw, fh)) {
           std::fprintf(stderr, "infercap-gui: could not write %s\n", screenshot.c_str());
@@ -219,6 +291,7 @@ int run_main(int argc, char** argv) {
     glfwSwapBuffers(window);
   }
 
+  app.plan_job.wait();  // its on_done must not reach GLFW after glfwTerminate
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

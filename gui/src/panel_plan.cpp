@@ -220,60 +220,40 @@ void pareto_chart(const char* id, const PoolResult& pool, const PriceBook& b, fl
 }  // namespace
 
 void draw_plan_panel(App& app) {
-  if (app.plan_job.version() != app.plan_version) {
-    app.plan_version = app.plan_job.version();
-    app.plan = app.plan_job.snapshot();
-    // Start with the best candidate of the first pool open in the detail pane.
-    const bool has_best =
-        app.plan.plan && !app.plan.plan->pools.empty() && !app.plan.plan->pools[0].ranked.empty();
-    app.plan_pick_pool = has_best ? 0 : -1;
-    app.plan_pick_ranked = true;
-    app.plan_pick_row = 0;
-  }
-  const bool running = app.plan.state == JobState::running;
-
-  ImGui::BeginChild("plan_inputs", {340, 0}, true);
-  section("Scenarios (data/examples)");
-  for (std::size_t i = 0; i < app.scenarios.size(); ++i) {
-    if (ImGui::Selectable(app.scenarios[i].name.c_str(),
-                          app.scenario_index == static_cast<int>(i))) {
-      app.scenario_index = static_cast<int>(i);
-    }
-  }
-  section("Or a scenario file");
-  ImGui::SetNextItemWidth(-1);
-  ImGui::InputTextWithHint("##path", "path/to/scenario.yaml", &app.plan_custom_path);
-  ImGui::Spacing();
-  std::string path;
-  if (!app.plan_custom_path.empty()) {
-    path = app.plan_custom_path;
-  } else if (app.scenario_index >= 0 &&
-             app.scenario_index < static_cast<int>(app.scenarios.size())) {
-    path = app.scenarios[static_cast<std::size_t>(app.scenario_index)].path;
-  }
-  ImGui::BeginDisabled(running || path.empty());
-  if (ImGui::Button(running ? "Solving..." : "Run plan", {-1, 0})) {
-    app.plan_job.start(app.catalog, path, app.data_dir);
-    app.plan_pick_pool = -1;
-  }
-  ImGui::EndDisabled();
-  ImGui::TextDisabled("The solve runs on a worker thread;\nthe window stays live.");
+  ImGui::BeginChild("plan_inputs", {ImGui::GetFontSize() * 25, 0}, true);
+  draw_whatif_inputs(app);
   ImGui::EndChild();
   ImGui::SameLine();
 
   ImGui::BeginChild("plan_results", {0, 0}, false);
   const PlanOutcome& o = app.plan;
+  // While a re-solve is pending or running, the last answer stays, greyed, under this line.
+  const bool stale = app.plan_job.running() || app.whatif.pending();
+  if (app.plan_job.running()) {
+    ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.4f, 1), "Re-solving %s ... %.1f s%s",
+                       app.whatif.loaded() ? app.whatif.inputs().sc.name.c_str() : "",
+                       app.plan_job.snapshot().elapsed_s,
+                       o.state == JobState::done ? "; the answer below is the previous one" : "");
+  } else if (app.whatif.pending()) {
+    ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.4f, 1),
+                       "Inputs changed; re-solving after a short pause...");
+  } else if (!app.plan_change.empty()) {
+    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "Changed since last solve: %s",
+                       app.plan_change.c_str());
+  }
+  if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.45f);
   switch (o.state) {
     case JobState::idle:
-      ImGui::TextDisabled("Pick a scenario and press Run plan.");
+      if (!app.plan_job.running() && !app.whatif.pending())
+        ImGui::TextDisabled("Pick a scenario (or open or drop a YAML file); it is solved at once.");
       break;
     case JobState::running:
-      ImGui::Text("Solving %s ... %.1f s", o.scenario_name.c_str(),
-                  app.plan_job.snapshot().elapsed_s);
       break;
     case JobState::failed:
+      ImGui::PushTextWrapPos(0);
       ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s: %s", o.scenario_name.c_str(),
                          o.error.c_str());
+      ImGui::PopTextWrapPos();
       break;
     case JobState::done:
       break;
@@ -346,6 +326,7 @@ void draw_plan_panel(App& app) {
     section("Diagnostics");
     for (const auto& d : o.diagnostics) ImGui::TextWrapped("%s", d.c_str());
   }
+  if (stale) ImGui::PopStyleVar();
   ImGui::EndChild();
 }
 

@@ -46,24 +46,39 @@ std::vector<ScenarioFile> list_scenarios(const std::string& folder) {
 
 PlanOutcome solve_scenario(const spec::Catalog& catalog, const std::string& scenario_path,
                            const std::string& data_dir) {
-  PlanOutcome o;
+  spec::Diagnostics diags;
+  auto sc = spec::load_scenario(scenario_path, data_dir, diags);
+  if (!sc) {
+    PlanOutcome o;
+    o.scenario_path = scenario_path;
+    o.scenario_name = fs::path(scenario_path).stem().string();
+    o.error = sc.error().message;
+    o.diagnostics = diags.lines();
+    o.state = JobState::failed;
+    return o;
+  }
+  PlanOutcome o = solve_loaded(catalog, *sc);
+  // Warnings of the reader first, then those of resolving.
+  auto lines = diags.lines();
+  lines.insert(lines.end(), o.diagnostics.begin(), o.diagnostics.end());
+  o.diagnostics = std::move(lines);
   o.scenario_path = scenario_path;
-  o.scenario_name = fs::path(scenario_path).stem().string();
+  return o;
+}
+
+PlanOutcome solve_loaded(const spec::Catalog& catalog, const spec::Scenario& sc) {
+  PlanOutcome o;
+  o.scenario_path = sc.file;
+  o.scenario_name = sc.name.empty() ? fs::path(sc.file).stem().string() : sc.name;
+  o.description = sc.description;
+  o.prices = sc.prices;
   spec::Diagnostics diags;
   auto finish = [&](JobState s) {
     o.diagnostics = diags.lines();
     o.state = s;
     return o;
   };
-  auto sc = spec::load_scenario(scenario_path, data_dir, diags);
-  if (!sc) {
-    o.error = sc.error().message;
-    return finish(JobState::failed);
-  }
-  if (!sc->name.empty()) o.scenario_name = sc->name;
-  o.description = sc->description;
-  o.prices = sc->prices;
-  auto in = spec::to_plan_inputs(*sc, catalog, diags);
+  auto in = spec::to_plan_inputs(sc, catalog, diags);
   if (!in) {
     o.error = "the scenario names entries the catalog cannot resolve (see diagnostics)";
     return finish(JobState::failed);
@@ -81,19 +96,31 @@ PlanJob::~PlanJob() {
   if (worker_.joinable()) worker_.join();
 }
 
-bool PlanJob::start(std::shared_ptr<const spec::Catalog> catalog, std::string scenario_path,
-                    std::string data_dir) {
-  std::lock_guard<std::mutex> lock(mu_);
+bool PlanJob::begin(const std::string& path) {
   if (out_.state == JobState::running) return false;
   if (worker_.joinable()) worker_.join();  // finished: its result is already published
   out_ = PlanOutcome{};
   out_.state = JobState::running;
-  out_.scenario_path = scenario_path;
-  out_.scenario_name = std::filesystem::path(scenario_path).stem().string();
+  out_.scenario_path = path;
+  out_.scenario_name = std::filesystem::path(path).stem().string();
   ++version_;
   started_ = std::chrono::steady_clock::now();
+  return true;
+}
+
+bool PlanJob::start(std::shared_ptr<const spec::Catalog> catalog, std::string scenario_path,
+                    std::string data_dir) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!begin(scenario_path)) return false;
   worker_ = std::thread(&PlanJob::run, this, std::move(catalog), std::move(scenario_path),
                         std::move(data_dir));
+  return true;
+}
+
+bool PlanJob::start(std::shared_ptr<const spec::Catalog> catalog, spec::Scenario scenario) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!begin(scenario.file)) return false;
+  worker_ = std::thread(&PlanJob::run_loaded, this, std::move(catalog), std::move(scenario));
   return true;
 }
 
@@ -109,10 +136,31 @@ void PlanJob::run(const std::shared_ptr<const spec::Catalog>& catalog, const std
     o.state = JobState::failed;
     o.error = std::string("internal error: ") + e.what();
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  o.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  out_ = std::move(o);
-  ++version_;
+  publish(std::move(o));
+}
+
+void PlanJob::run_loaded(const std::shared_ptr<const spec::Catalog>& catalog,
+                         const spec::Scenario& sc) {
+  PlanOutcome o;
+  try {
+    o = solve_loaded(*catalog, sc);
+  } catch (const std::exception& e) {
+    o.scenario_path = sc.file;
+    o.state = JobState::failed;
+    o.error = std::string("internal error: ") + e.what();
+  }
+  publish(std::move(o));
+}
+
+void PlanJob::publish(PlanOutcome o) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    o.elapsed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    out_ = std::move(o);
+    ++version_;
+  }
+  if (on_done_) on_done_();
 }
 
 bool PlanJob::running() const {

@@ -3,6 +3,7 @@
 // waits (a plan takes from a few hundred milliseconds to seconds). The panel polls `snapshot()`
 // every frame; the worker publishes its result once, under a mutex.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "infercap/solver.hpp"
 #include "infercap/spec/catalog.hpp"
+#include "infercap/spec/scenario.hpp"
 
 namespace infercap::gui {
 
@@ -49,6 +51,12 @@ class PlanJob {
   /// `data_dir`. Returns false, starting nothing, while a solve is running.
   bool start(std::shared_ptr<const spec::Catalog> catalog, std::string scenario_path,
              std::string data_dir);
+  /// Starts solving a scenario already in memory (the what-if desk's edited inputs): the same
+  /// to_plan_inputs -> solve as `infercap plan` on the YAML those inputs save as.
+  bool start(std::shared_ptr<const spec::Catalog> catalog, spec::Scenario scenario);
+  /// Called on the worker thread right after a result is published, so a frame loop sleeping
+  /// in glfwWaitEvents can be woken (glfwPostEmptyEvent is thread-safe). Set before start().
+  void set_on_done(std::function<void()> f) { on_done_ = std::move(f); }
   bool running() const;
   /// A copy of the current state; cheap enough per frame only when the panel caches it, so
   /// `version()` says when it changed.
@@ -61,6 +69,10 @@ class PlanJob {
   // Runs on the worker thread; std::thread owns the copies the references bind to.
   void run(const std::shared_ptr<const spec::Catalog>& catalog, const std::string& path,
            const std::string& data_dir);
+  void run_loaded(const std::shared_ptr<const spec::Catalog>& catalog, const spec::Scenario& sc);
+  bool begin(const std::string& path);  // under mu_: false while running
+  void publish(PlanOutcome o);
+  std::function<void()> on_done_;
 
   mutable std::mutex mu_;
   PlanOutcome out_;
@@ -72,5 +84,7 @@ class PlanJob {
 /// Runs the whole pipeline synchronously (load, resolve, solve): what the worker does.
 PlanOutcome solve_scenario(const spec::Catalog& catalog, const std::string& scenario_path,
                            const std::string& data_dir);
+/// The part after loading: resolve the scenario's names against the catalog and solve.
+PlanOutcome solve_loaded(const spec::Catalog& catalog, const spec::Scenario& sc);
 
 }  // namespace infercap::gui
