@@ -6,11 +6,14 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <thread>
 
 #include "app.hpp"
+#include "infercap/spec/scenario.hpp"
+#include "plot.hpp"
 
 using namespace infercap;
 using namespace infercap::gui;
@@ -230,6 +233,67 @@ TEST_CASE("panels: Catalog lists devices and models and shows diagnostics", "[gu
   for (Tab t : {Tab::predict, Tab::compare, Tab::plan, Tab::catalog}) ui.frames(empty, t, 2);
   CHECK_THAT(ui.text(), Catch::Contains(empty.diagnostics.front()));
   CHECK_FALSE(empty.predict.ok);
+}
+
+TEST_CASE("panels: plot axes get at least three readable ticks at any range", "[gui]") {
+  struct Case {
+    double lo, hi;
+    bool log;
+  };
+  // A decade span, a narrow log range inside one decade (31-38: no 1-2-5 tick fits), a range
+  // across 12 decades, money ranges, a tiny linear one.
+  for (const Case c :
+       {Case{1, 10, true}, Case{31, 38, true}, Case{1e-3, 1e9, true}, Case{9e4, 1.3e6, true},
+        Case{0, 76.6e3, false}, Case{1e-3, 1.2e-3, false}, Case{0.5, 24.5, false}}) {
+    INFO(c.lo << " .. " << c.hi << (c.log ? " log" : " linear"));
+    const auto t = tick_values(PlotAxis{c.lo, c.hi, c.log, "", nullptr});
+    CHECK(t.size() >= 3);
+    CHECK(t.size() <= 13);
+    for (double v : t) {
+      CHECK(v >= c.lo * (1 - 1e-9));
+      CHECK(v <= c.hi * (1 + 1e-9));
+    }
+    CHECK(std::is_sorted(t.begin(), t.end()));
+  }
+  // Decades only when there are enough of them.
+  CHECK(tick_values(PlotAxis{1, 1e4, true, "", nullptr}) ==
+        std::vector<double>{1, 10, 100, 1000, 1e4});
+}
+
+TEST_CASE("panels: Plan charts for a staged fleet, and the knee the CLI's --explain computes",
+          "[gui]") {
+  Headless ui;
+  App app;
+  fresh_app(app);
+  const std::string path = INFERCAP_SOURCE_DIR "/data/examples/staged-growth.yaml";
+  REQUIRE(open_scenario(app, path));
+  ui.frames(app, Tab::plan, 1);
+  app.plan_job.wait();
+  ui.frames(app, Tab::plan, 2);
+  REQUIRE(app.plan.plan.has_value());
+  REQUIRE(app.plan.plan->feasible);
+  const std::string& t = ui.text();
+  CHECK_THAT(t, Catch::Contains("Load against capacity in year 4: pool qwen2.5-7b"));
+  CHECK_THAT(t, Catch::Contains("Year by year: design load against installed capacity"));
+  CHECK_THAT(t, Catch::Contains("capital"));
+  CHECK_THAT(t, Catch::Contains("recommended (ringed)"));
+  // The knee of each recommended part, as `plan --explain` computes it (1000 requests a point).
+  spec::Diagnostics diags;
+  auto sc = spec::load_scenario(path, app.data_dir, diags);
+  REQUIRE(sc);
+  auto in = spec::to_plan_inputs(*sc, *app.catalog, diags);
+  REQUIRE(in);
+  const auto& parts = app.plan.plan->recommended.parts;
+  REQUIRE(app.plan.knees.size() == parts.size());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    KneeOptions ko;
+    ko.requests = 1000;
+    auto k = candidate_knee(*in, parts[i], ko);
+    REQUIRE(k);
+    REQUIRE(app.plan.knees[i].has_value());
+    CHECK(app.plan.knees[i]->knee_batch == k->knee_batch);
+    CHECK(app.plan.knees[i]->points.size() == k->points.size());
+  }
 }
 
 #endif

@@ -98,6 +98,23 @@ void draw_whatif_inputs(App& app);
 /// The ImGui file dialog; returns the chosen path the frame it is confirmed, else "".
 std::string draw_file_dialog(FileBrowser& fb);
 
+// Plan charts (plan_charts.cpp).
+/// One bar of the TCO chart: a candidate or a fleet and its cost split.
+struct TcoBar {
+  std::string label;
+  CostBreakdown cost;
+};
+/// Stacked horizontal bars (capital, energy, hosting, maintenance, operations, porting) with a
+/// money axis, a legend of the parts present and a hover read-out; returns the bar clicked.
+int tco_chart(const char* id, const std::vector<TcoBar>& bars, const PriceBook& b, float width,
+              int selected);
+/// The hourly load (final year) against the recommended fleet's capacity per pool (base plus
+/// buffer for burst plans), and year by year the design load against the installed capacity
+/// with the purchases marked.
+void load_chart(const char* id, const PlanOutcome& o, float width);
+/// The serving-level batch knee of a recommended part: throughput and P99 against max batch.
+void knee_chart(const char* id, const CandidateRow& part, const KneeResult& k, float width);
+
 /// Opens a scenario on the desk. A file that does not load selects nothing (the list loses its
 /// highlight, the previous answer is cleared) and its diagnostics are shown instead.
 bool open_scenario(App& app, const std::string& path);

@@ -1,5 +1,6 @@
 // Plan: a scenario YAML solved on a worker thread (the same pipeline as `infercap plan`), then
 // the recommended fleet, each pool's ranked candidates and the rejected ones with their reasons.
+#include <fmt/core.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -123,9 +124,11 @@ void candidate_details(const CandidateRow& r, const PriceBook& b) {
         100 * r.utilisation, 100 * r.kv_occupancy, fmt_q(r.power_w, Dim::watts).c_str(),
         fmt_si(r.tokens_per_joule, "", 3).c_str());
   }
-  const ImGuiTableFlags flags =
-      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-  if (ImGui::BeginTable("constraints", 4, flags)) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+  const float h =
+      ImGui::GetTextLineHeightWithSpacing() * (static_cast<float>(r.constraints.size()) + 2.5f);
+  if (ImGui::BeginTable("constraints", 4, flags, {0, h})) {
     for (const char* c : {"constraint", "margin", "what it says", "what would fix it"})
       ImGui::TableSetupColumn(c);
     ImGui::TableHeadersRow();
@@ -144,22 +147,21 @@ void candidate_details(const CandidateRow& r, const PriceBook& b) {
     ImGui::EndTable();
   }
   if (r.priced && r.replicas > 0) {
-    const CostBreakdown& c = r.cost;
+    const std::string label = r.hardware + " x" + std::to_string(r.devices);
+    tco_chart("detail_tco", {{label, r.cost}}, b,
+              std::min(760.0f, ImGui::GetContentRegionAvail().x), -1);
     ImGui::TextDisabled(
-        "TCO %s = capital %s + energy %s + hosting %s + maintenance %s + "
-        "operations %s + porting %s; %s per million tokens%s",
-        money(c.tco_usd, b).c_str(), money(c.capital_usd, b).c_str(),
-        money(c.energy_usd, b).c_str(), money(c.hosting_usd, b).c_str(),
-        money(c.maintenance_usd, b).c_str(), money(c.ops_usd, b).c_str(),
-        money(c.porting_usd, b).c_str(), money(c.per_million_tokens_usd, b).c_str(),
-        c.estimate ? " (some prices are estimates)" : "");
+        "%s per million output tokens; capex %s%s", money(r.cost.per_million_tokens_usd, b).c_str(),
+        money(r.cost.capex_usd, b).c_str(), r.cost.estimate ? "; some prices are estimates" : "");
   }
 }
 
 // Feasible candidates of one pool on (TCO, P99 end-to-end latency), the solver's Pareto front
 // joined by a line: the trade-off the ranked table flattens into one order.
-void pareto_chart(const char* id, const PoolResult& pool, const PriceBook& b, float width) {
-  if (pool.ranked.size() < 2) return;  // one point is no trade-off
+// Returns the ranked row clicked, or -1. The recommended candidate is ringed.
+int pareto_chart(const char* id, const PoolResult& pool, const PriceBook& b, float width,
+                 const CandidateRow* recommended) {
+  if (pool.ranked.size() < 2) return -1;  // one point is no trade-off
   double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
   for (const auto& r : pool.ranked) {
     const double x = to_currency(r.cost.tco_usd, b.display_currency, b);
@@ -169,7 +171,7 @@ void pareto_chart(const char* id, const PoolResult& pool, const PriceBook& b, fl
     y0 = std::min(y0, r.e2e_p99_s);
     y1 = std::max(y1, r.e2e_p99_s);
   }
-  if (x1 <= 0) return;
+  if (x1 <= 0) return -1;
   const std::string cur(currency_name(b.display_currency));
   PlotAxis xa{x0 / 1.3, x1 * 1.3, true, "TCO over the horizon (" + cur + ")",
               [](double v) { return fmt_si(v, "", 2); }};
@@ -178,7 +180,8 @@ void pareto_chart(const char* id, const PoolResult& pool, const PriceBook& b, fl
   ImGui::Text("Cost against latency: %zu feasible candidates, Pareto front joined",
               pool.ranked.size());
   Plot p;
-  if (!p.begin(id, {width, 240}, xa, ya)) return;
+  if (!p.begin(id, {width, ImGui::GetTextLineHeight() * 15}, xa, ya)) return -1;
+  const bool clicked = ImGui::IsItemClicked();
   const ImU32 class_col[] = {palette::purple, palette::blue, palette::green, palette::orange};
   const CandidateRow* hover = nullptr;
   float best = 64.0f;
@@ -202,19 +205,39 @@ void pareto_chart(const char* id, const PoolResult& pool, const PriceBook& b, fl
   p.line(px, py, palette::yellow, 1.5f);
   for (std::size_t i = 0; i < px.size(); ++i)
     p.marker(px[i], py[i], palette::yellow, Marker::diamond, 4.5f);
+  if (recommended != nullptr) {
+    const ImVec2 c = p.map(to_currency(recommended->cost.tco_usd, b.display_currency, b),
+                           recommended->e2e_p99_s);
+    p.draw_list()->AddCircle(c, 9, IM_COL32(255, 255, 255, 255), 0, 2.0f);
+    p.draw_list()->AddText({c.x + 11, c.y - 8}, IM_COL32(255, 255, 255, 255), "recommended");
+  }
   p.end();
   if (hover != nullptr) {
-    ImGui::SetTooltip("#%d %s, %s, %s, TP %d\n%d devices; TCO %s; P99 E2E %s", hover->rank,
-                      hover->hardware.c_str(), hover->precision.c_str(), hover->stack.c_str(),
-                      hover->tp, hover->devices, money(hover->cost.tco_usd, b).c_str(),
-                      fmt_q(hover->e2e_p99_s, Dim::seconds).c_str());
+    ImGui::SetTooltip(
+        "#%d %s, %s, %s, TP %d\n%d devices; TCO %s; P99 E2E %s\n(click for its "
+        "constraints)",
+        hover->rank, hover->hardware.c_str(), hover->precision.c_str(), hover->stack.c_str(),
+        hover->tp, hover->devices, money(hover->cost.tco_usd, b).c_str(),
+        fmt_q(hover->e2e_p99_s, Dim::seconds).c_str());
   }
+  const int picked =
+      clicked && hover != nullptr ? static_cast<int>(hover - pool.ranked.data()) : -1;
+  bool first = true;
   for (int c = 0; c < kHwClassCount; ++c) {
-    if (c) ImGui::SameLine();
+    bool present = false;
+    for (const auto& r : pool.ranked) present = present || static_cast<int>(r.hw_class) == c;
+    if (!present) continue;  // a legend of what is drawn
+    if (!first) ImGui::SameLine();
+    first = false;
     legend_item(class_col[c], std::string(hw_class_name(static_cast<HwClass>(c))).c_str());
   }
   ImGui::SameLine();
   legend_item(palette::yellow, "Pareto front");
+  if (recommended != nullptr) {
+    ImGui::SameLine();
+    legend_item(IM_COL32(255, 255, 255, 255), "recommended (ringed)");
+  }
+  return picked;
 }
 
 }  // namespace
@@ -278,6 +301,20 @@ void draw_plan_panel(App& app) {
       ImGui::Spacing();
       fleet_summary(alt, o.prices);
     }
+    const float chart_w =
+        std::min(900.0f * ImGui::GetFontSize() / 15.0f, ImGui::GetContentRegionAvail().x);
+    if (pl.feasible &&
+        ImGui::CollapsingHeader("Load against capacity", ImGuiTreeNodeFlags_DefaultOpen)) {
+      load_chart("load", o, chart_w);
+    }
+    if (!o.knees.empty() && ImGui::CollapsingHeader("Batch knee (serving level)")) {
+      for (std::size_t i = 0; i < o.knees.size() && i < pl.recommended.parts.size(); ++i) {
+        if (o.knees[i]) {
+          knee_chart(("knee" + std::to_string(i)).c_str(), pl.recommended.parts[i], *o.knees[i],
+                     chart_w);
+        }
+      }
+    }
     ImGui::Checkbox("show rejected candidates", &app.plan_show_rejected);
     for (const auto& pool : pl.pools) {
       ImGui::Spacing();
@@ -294,8 +331,43 @@ void draw_plan_panel(App& app) {
           app.plan_pick_ranked = true;
           app.plan_pick_row = c;
         }
-        pareto_chart(("pareto_" + pool.pool.name).c_str(), pool, o.prices,
-                     std::min(700.0f, ImGui::GetContentRegionAvail().x));
+        // TCO split of the fleet part and the ten best candidates; click a bar to open it.
+        std::vector<TcoBar> bars;
+        const CandidateRow* rec = nullptr;
+        // The ranked row the recommended part was chosen as (a staged or burst part is sized
+        // differently from the row, so it is found by its configuration).
+        for (const auto& part : pl.recommended.parts) {
+          if (part.pool != pool.pool.name) continue;
+          for (const auto& r : pool.ranked) {
+            if (rec == nullptr && r.hardware == part.hardware && r.precision == part.precision &&
+                r.stack == part.stack && r.tp == part.tp && r.max_seqs == part.max_seqs)
+              rec = &r;
+          }
+        }
+        for (std::size_t i = 0; i < pool.ranked.size() && i < 10; ++i) {
+          const auto& r = pool.ranked[i];
+          bars.push_back(
+              {fmt::format("#{} {} {} TP{} x{}", r.rank, r.hardware, r.precision, r.tp, r.devices),
+               r.cost});
+        }
+        const int sel =
+            here && app.plan_pick_ranked && app.plan_pick_row < 10 ? app.plan_pick_row : -1;
+        c = tco_chart(
+            ("tco_" + pool.pool.name).c_str(), bars, o.prices,
+            std::min(900.0f * ImGui::GetFontSize() / 15.0f, ImGui::GetContentRegionAvail().x), sel);
+        if (c >= 0) {
+          app.plan_pick_pool = pi;
+          app.plan_pick_ranked = true;
+          app.plan_pick_row = c;
+        }
+        c = pareto_chart(
+            ("pareto_" + pool.pool.name).c_str(), pool, o.prices,
+            std::min(760.0f * ImGui::GetFontSize() / 15.0f, ImGui::GetContentRegionAvail().x), rec);
+        if (c >= 0) {
+          app.plan_pick_pool = pi;
+          app.plan_pick_ranked = true;
+          app.plan_pick_row = c;
+        }
         if (app.plan_show_rejected && !pool.rejected.empty()) {
           ImGui::TextDisabled("rejected, with the binding constraint");
           c = ranked_table(("rejected_" + pool.pool.name).c_str(), pool.rejected, o.prices, true,

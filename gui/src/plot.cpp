@@ -8,10 +8,10 @@ namespace infercap::gui {
 
 namespace {
 
-constexpr float kLeftMargin = 62.0f;
-constexpr float kRightMargin = 62.0f;
-constexpr float kBottomMargin = 36.0f;
-constexpr float kTopMargin = 8.0f;
+// Margins in units of the font's line height, so plots keep their proportions at any UI scale.
+float line_h() {
+  return ImGui::GetTextLineHeight();
+}
 
 std::string default_format(double v) {
   char buf[32];
@@ -19,28 +19,12 @@ std::string default_format(double v) {
   return buf;
 }
 
-// Tick values: decades on log axes (with 2 and 5 when the span is short), 1-2-5 steps on
-// linear axes.
-std::vector<double> tick_values(const PlotAxis& a) {
+// 1-2-5 steps covering [lo, hi] with about `want` ticks.
+std::vector<double> linear_ticks(double lo, double hi, int want) {
   std::vector<double> t;
-  if (a.max <= a.min) return t;
-  if (a.log) {
-    const double lo = std::floor(std::log10(a.min));
-    const double hi = std::ceil(std::log10(a.max));
-    const bool fine = hi - lo <= 3;
-    const double step = hi - lo > 8 ? 2 : 1;
-    for (double e = lo; e <= hi; e += step) {
-      const double d = std::pow(10.0, e);
-      for (double m : {1.0, 2.0, 5.0}) {
-        if (m != 1.0 && !fine) continue;
-        const double v = d * m;
-        if (v >= a.min * (1 - 1e-9) && v <= a.max * (1 + 1e-9)) t.push_back(v);
-      }
-    }
-    return t;
-  }
-  const double span = a.max - a.min;
-  const double raw = span / 5;
+  const double span = hi - lo;
+  if (!(span > 0)) return t;
+  const double raw = span / want;
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
   double step = mag;
   for (double m : {1.0, 2.0, 5.0, 10.0}) {
@@ -49,13 +33,43 @@ std::vector<double> tick_values(const PlotAxis& a) {
       break;
     }
   }
-  for (double v = std::ceil(a.min / step) * step; v <= a.max + step * 1e-9; v += step) {
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
     t.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
   }
   return t;
 }
 
 }  // namespace
+
+std::vector<double> tick_values(const PlotAxis& a) {
+  std::vector<double> t;
+  if (!(a.max > a.min)) return t;
+  if (a.log) {
+    if (!(a.min > 0)) return linear_ticks(a.min, a.max, 5);
+    const double lo = std::floor(std::log10(a.min));
+    const double hi = std::ceil(std::log10(a.max));
+    // Decades; with 2 and 5 when the span is short; every 2nd / 3rd ... decade when it is long;
+    // and 1..9 within a decade when even 2 and 5 give fewer than three ticks.
+    const double step = std::max(1.0, std::ceil((hi - lo) / 8));
+    auto collect = [&](std::initializer_list<double> mantissas) {
+      t.clear();
+      for (double e = lo; e <= hi; e += step) {
+        const double d = std::pow(10.0, e);
+        for (double m : mantissas) {
+          const double v = d * m;
+          if (v >= a.min * (1 - 1e-9) && v <= a.max * (1 + 1e-9)) t.push_back(v);
+        }
+      }
+    };
+    collect({1.0});
+    if (t.size() < 3 && hi - lo <= 3) collect({1.0, 2.0, 5.0});
+    if (t.size() < 3 && hi - lo <= 2) collect({1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0});
+    // A range inside one step of that ladder (e.g. 31..38): plain linear ticks.
+    if (t.size() < 3) t = linear_ticks(a.min, a.max, 4);
+    return t;
+  }
+  return linear_ticks(a.min, a.max, 5);
+}
 
 float Plot::to_px(const PlotAxis& a, double v, float lo, float hi) const {
   double f = 0;
@@ -119,10 +133,10 @@ bool Plot::begin(const char* id, ImVec2 size, PlotAxis x, PlotAxis y, const Plot
     for (double v : tick_values(a)) w = std::max(w, ImGui::CalcTextSize(fmt(v).c_str()).x);
     return w + 10.0f;
   };
-  const float left = std::max(kLeftMargin, label_width(y_));
-  const float right = has_y2_ ? std::max(kRightMargin, label_width(y2_)) : 16.0f;
-  p0_ = {o.x + left, o.y + kTopMargin};
-  p1_ = {o.x + size.x - right, o.y + size.y - kBottomMargin};
+  const float left = std::max(4 * line_h(), label_width(y_));
+  const float right = has_y2_ ? std::max(4 * line_h(), label_width(y2_)) : line_h();
+  p0_ = {o.x + left, o.y + line_h() * 0.5f};
+  p1_ = {o.x + size.x - right, o.y + size.y - (2 * line_h() + 8)};
   dl_->AddRectFilled(p0_, p1_, IM_COL32(20, 22, 28, 255));
   ticks(x_, false, false);
   ticks(y_, true, false);
@@ -130,7 +144,7 @@ bool Plot::begin(const char* id, ImVec2 size, PlotAxis x, PlotAxis y, const Plot
   dl_->AddRect(p0_, p1_, palette::grey);
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
   const ImVec2 xs = ImGui::CalcTextSize(x_.label.c_str());
-  dl_->AddText({(p0_.x + p1_.x - xs.x) / 2, p1_.y + 18}, text_col, x_.label.c_str());
+  dl_->AddText({(p0_.x + p1_.x - xs.x) / 2, p1_.y + line_h() + 5}, text_col, x_.label.c_str());
   // Vertical axis titles sit above the plot corners: ImDrawList has no rotated text.
   dl_->AddText({p0_.x + 4, p0_.y + 2}, text_col, y_.label.c_str());
   if (has_y2_) {
@@ -189,7 +203,8 @@ void Plot::vline(double x, ImU32 col, const char* label, bool dashed, int label_
     // Labels go right of the line, or left of it near the right edge; rows keep them apart.
     const ImVec2 ts = ImGui::CalcTextSize(label);
     const float lx = px + 3 + ts.x > p1_.x ? px - ts.x - 3 : px + 3;
-    dl_->AddText({lx, p0_.y + 20 + static_cast<float>(label_row) * (ts.y + 2)}, col, label);
+    dl_->AddText({lx, p0_.y + line_h() * 1.4f + static_cast<float>(label_row) * (ts.y + 2)}, col,
+                 label);
   }
 }
 

@@ -18,6 +18,11 @@ struct PlotAxis {
   std::function<std::string(double)> format;  ///< tick label; default "%g"
 };
 
+/// The tick values an axis draws: on log axes decades, with 2 and 5 (then 1..9) added while
+/// fewer than three fall inside, and linear 1-2-5 steps for a range inside one decade step; on
+/// linear axes 1-2-5 steps. At least three ticks for any range with max > min, at most ~12.
+std::vector<double> tick_values(const PlotAxis& a);
+
 enum class Marker { circle, square, diamond };
 
 class Plot {

@@ -72,6 +72,9 @@ PlanOutcome solve_loaded(const spec::Catalog& catalog, const spec::Scenario& sc)
   o.scenario_name = sc.name.empty() ? fs::path(sc.file).stem().string() : sc.name;
   o.description = sc.description;
   o.prices = sc.prices;
+  o.classes = sc.classes;
+  o.constraints = sc.constraints;
+  o.strategy = sc.fleet.strategy;
   spec::Diagnostics diags;
   auto finish = [&](JobState s) {
     o.diagnostics = diags.lines();
@@ -89,6 +92,12 @@ PlanOutcome solve_loaded(const spec::Catalog& catalog, const spec::Scenario& sc)
     return finish(JobState::failed);
   }
   o.plan = std::move(plan).value();
+  for (const auto& part : o.plan->recommended.parts) {
+    KneeOptions ko;
+    ko.requests = 1000;  // as cmd_plan.cpp's --explain
+    auto k = candidate_knee(*in, part, ko);
+    o.knees.push_back(k ? std::optional<KneeResult>(std::move(k).value()) : std::nullopt);
+  }
   return finish(JobState::done);
 }
 

@@ -36,6 +36,13 @@ struct PlanOutcome {
   std::string error;                     ///< when failed: what stopped the solve
   std::optional<Plan> plan;              ///< when done
   PriceBook prices;                      ///< the scenario's resolved price book
+  // What the charts need besides the plan: the question's workload and limits.
+  std::vector<RequestClass> classes;  ///< the scenario's request classes (before pooling)
+  Constraints constraints;
+  FleetStrategy strategy = FleetStrategy::single;
+  /// The serving-level batch knee of each recommended part (candidate_knee with 1000 requests
+  /// a point, as `infercap plan --explain`); nullopt where it could not be computed.
+  std::vector<std::optional<KneeResult>> knees;
   double elapsed_s = 0;                  ///< wall time of the solve so far / in total
 };
 
