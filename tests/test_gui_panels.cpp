@@ -296,4 +296,45 @@ TEST_CASE("panels: Plan charts for a staged fleet, and the knee the CLI's --expl
   }
 }
 
+TEST_CASE("panels: encoders show no decode figures, misfits say so, one currency", "[gui]") {
+  Headless ui;
+  App app;
+  fresh_app(app);
+  REQUIRE(app.catalog->find_model("bert-base") != nullptr);
+  REQUIRE(app.catalog->find_model("bert-base")->arch == ModelArch::encoder);
+  app.sel.model = "bert-base";
+  app.work = Workload{8, 128, 1};
+  app.inputs_changed = true;
+  ui.frames(app, Tab::predict, 2);
+  REQUIRE(app.predict.ok);
+  CHECK_THAT(ui.text(), Catch::Contains("is an encoder: one forward pass per request"));
+  // TPOT, decode tokens/s and per-sequence tokens/s read n/a: three at least.
+  std::size_t na = 0;
+  for (auto at = ui.text().find("n/a"); at != std::string::npos; at = ui.text().find("n/a", at + 1))
+    ++na;
+  CHECK(na >= 3);
+  app.compare_dirty = true;
+  ui.frames(app, Tab::compare, 2);
+  CHECK_THAT(ui.text(), Catch::Contains("is an encoder: no decode throughput to chart"));
+
+  // A model that does not fit: the headline says so before any figure.
+  app.sel.model = "llama-3.1-405b";
+  app.work = Workload{1, 512, 128};
+  app.inputs_changed = true;
+  ui.frames(app, Tab::predict, 2);
+  REQUIRE_FALSE(app.predict.prediction.memory.fits);
+  CHECK_THAT(ui.text(), Catch::Contains("DOES NOT FIT: "));
+  CHECK_THAT(ui.text(), Catch::Contains(" GiB needed per device"));
+
+  // CNY chosen once: Compare's prices and ratios follow.
+  app.sel.model = "llama-3.1-8b";
+  app.inputs_changed = true;
+  app.compare_dirty = true;
+  app.currency = Currency::cny;
+  ui.frames(app, Tab::compare, 2);
+  CHECK_THAT(ui.text(), Catch::Contains("tokens/s per 1000 CNY of devices"));
+  CHECK_THAT(ui.text(), Catch::Contains(" CNY"));
+  CHECK_THAT(ui.text(), !Catch::Contains(" USD |"));
+}
+
 #endif

@@ -258,8 +258,16 @@ TEST_CASE("number formatting for the panels", "[gui]") {
   CHECK(fmt_si(1e5, "", 2) == "100 k");  // not "1e+02 k"
   CHECK(fmt_si(2e5, "USD", 1) == "200 kUSD");
   CHECK(fmt_si(25, "", 1) == "25");
-  CHECK(fmt_si(std::nan(""), "x") == "-");
-  CHECK(fmt_q(std::numeric_limits<double>::infinity(), Dim::seconds) == "-");
+  CHECK(fmt_si(std::nan(""), "x") == "n/a");
+  // Memory in binary units: 80 GiB = 80 x 2^30 bytes; 7.1 GiB; 512 MiB; small counts in bytes.
+  CHECK(fmt_mem(80.0 * (1ull << 30)) == "80 GiB");
+  CHECK(fmt_mem(7.1 * (1ull << 30)) == "7.1 GiB");
+  CHECK(fmt_mem(512.0 * (1 << 20)) == "512 MiB");
+  CHECK(fmt_mem(1000) == "1000 B");
+  CHECK(fmt_mem(1023.9) == "1 KiB");  // rounds up to the next unit at three digits
+  CHECK(fmt_ratio(0) == "n/a");
+  CHECK(fmt_ratio(12.5, "tok/s") == "12.5 tok/s");
+  CHECK(fmt_q(std::numeric_limits<double>::infinity(), Dim::seconds) == "n/a");
   CHECK(fmt_q(0.0109, Dim::seconds) == format_quantity(0.0109, Dim::seconds));
 }
 

@@ -77,6 +77,21 @@ void app_draw(App& app) {
       "devices, %zu stacks from %s",
       app.catalog->models().size(), app.catalog->hardware().size(), app.catalog->stacks().size(),
       app.data_dir.c_str());
+  {
+    // One display currency for every tab (the Plan tab's price book follows it).
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::GetFontSize() * 9);
+    int c = app.currency == Currency::cny ? 1 : 0;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+    const char* names[] = {"USD", "CNY"};
+    if (ImGui::Combo("currency", &c, names, 2)) {
+      app.currency = c == 1 ? Currency::cny : Currency::usd;
+      if (app.whatif.loaded() && app.whatif.inputs().sc.prices.display_currency != app.currency) {
+        const Currency cur = app.currency;
+        app.whatif.edit("currency", [&](WhatIfInputs& in) { in.sc.prices.display_currency = cur; });
+      }
+    }
+  }
+  if (app.prices) app.prices->display_currency = app.currency;
   if (ImGui::BeginTabBar("tabs")) {
     auto tab = [&](const char* label, Tab t) {
       ImGuiTabItemFlags f = 0;

@@ -24,6 +24,9 @@ struct App {
   std::size_t diagnostic_errors = 0;
   /// data/prices/default.yaml, for Compare's price columns; absent if it did not load.
   std::optional<PriceBook> prices;
+  /// The one currency money is shown in, on every tab: the header's choice; opening a scenario
+  /// takes its price book's, and the Plan tab's currency control sets both.
+  Currency currency = Currency::usd;
 
   // Shared by Predict and Compare: the deployment and the request shape.
   Selection sel;

@@ -46,7 +46,7 @@ void draw_catalog_panel(App& app) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(h.vendor.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(fmt_q(h.memory_bytes, Dim::bytes).c_str());
+      ImGui::TextUnformatted(fmt_mem(h.memory_bytes).c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(fmt_q(h.memory_bandwidth_bytes_per_s, Dim::bytes_per_s).c_str());
       ImGui::TableNextColumn();
@@ -94,8 +94,7 @@ void draw_catalog_panel(App& app) {
       ImGui::Text("%d / %d", m.heads, m.kv_heads);
       ImGui::TableNextColumn();
       // Elements per token per layer x layers x 2 bytes.
-      ImGui::TextUnformatted(
-          fmt_q(kv_elements_per_token_per_layer(m) * m.layers * 2.0, Dim::bytes).c_str());
+      ImGui::TextUnformatted(fmt_mem(kv_elements_per_token_per_layer(m) * m.layers * 2.0).c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%lld", static_cast<long long>(m.max_context));
     }

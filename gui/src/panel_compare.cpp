@@ -50,7 +50,7 @@ void draw_device_picker(App& app) {
 }  // namespace
 
 void draw_compare_panel(App& app) {
-  ImGui::BeginChild("cmp_inputs", {340, 0}, true);
+  ImGui::BeginChild("cmp_inputs", {ImGui::GetFontSize() * 23, 0}, true);
   draw_inputs(app, true);
   draw_device_picker(app);
   ImGui::EndChild();
@@ -69,6 +69,9 @@ void draw_compare_panel(App& app) {
     app.compare_dirty = false;
   }
   auto& rows = app.compare_rows;
+  const ModelSpec* model = app.catalog->find_model(app.sel.model);
+  const bool encoder = model != nullptr && model->arch == ModelArch::encoder;
+  const std::string cur(currency_name(app.currency));
   ImGui::Text("%s, batch %d, prompt %.0f, output %.0f tokens, %s", app.sel.model.c_str(),
               app.work.batch, app.work.prompt_tokens, app.work.output_tokens,
               app.compare_auto_tp ? "smallest TP that fits"
@@ -85,12 +88,12 @@ void draw_compare_panel(App& app) {
 
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_Sortable | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingFixedFit;
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
   const float table_h =
       std::min(ImGui::GetContentRegionAvail().y * 0.5f,
                ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(rows.size() + 2));
   if (ImGui::BeginTable("cmp", 13, flags, {0, table_h})) {
-    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupScrollFreeze(1, 1);
     const ImGuiTableColumnFlags none = ImGuiTableColumnFlags_NoSort;
     ImGui::TableSetupColumn("hardware", 0, 0, static_cast<ImGuiID>(CompareKey::hardware));
     ImGui::TableSetupColumn("class", none);
@@ -107,7 +110,8 @@ void draw_compare_panel(App& app) {
     ImGui::TableSetupColumn("tokens/s per W", ImGuiTableColumnFlags_PreferSortDescending, 0,
                             static_cast<ImGuiID>(CompareKey::tokens_per_s_per_w));
     ImGui::TableSetupColumn("device price", none);
-    ImGui::TableSetupColumn("tokens/s per k USD", ImGuiTableColumnFlags_PreferSortDescending, 0,
+    ImGui::TableSetupColumn(("tokens/s per k " + cur).c_str(),
+                            ImGuiTableColumnFlags_PreferSortDescending, 0,
                             static_cast<ImGuiID>(CompareKey::tokens_per_s_per_kusd));
     ImGui::TableHeadersRow();
     if (ImGuiTableSortSpecs* ss = ImGui::TableGetSortSpecs(); ss != nullptr && ss->SpecsDirty) {
@@ -135,8 +139,7 @@ void draw_compare_panel(App& app) {
       ImGui::TableNextColumn();
       ImGui::Text("%d", r.tp);
       ImGui::TableNextColumn();
-      const std::string mem =
-          fmt_q(r.memory_bytes, Dim::bytes) + " / " + fmt_q(r.capacity_bytes, Dim::bytes);
+      const std::string mem = fmt_mem(r.memory_bytes) + " / " + fmt_mem(r.capacity_bytes);
       if (r.fits) {
         ImGui::TextUnformatted(mem.c_str());
       } else {
@@ -146,24 +149,30 @@ void draw_compare_panel(App& app) {
       ImGui::Text("%d", r.max_batch);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(fmt_q(r.ttft_s, Dim::seconds).c_str());
+      // An encoder has no decode: its TPOT and decode rates do not exist.
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(fmt_q(r.tpot_s, Dim::seconds).c_str());
+      ImGui::TextUnformatted(encoder ? kNotAvailable : fmt_q(r.tpot_s, Dim::seconds).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(fmt_si(r.tokens_per_s, "", 3).c_str());
+      ImGui::TextUnformatted(encoder ? kNotAvailable : fmt_ratio(r.tokens_per_s).c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(fmt_q(r.power_w, Dim::watts).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(fmt_si(r.tokens_per_s_per_w, "", 3).c_str());
+      ImGui::TextUnformatted(encoder ? kNotAvailable : fmt_ratio(r.tokens_per_s_per_w).c_str());
       ImGui::TableNextColumn();
-      if (r.devices_price_usd > 0) {
-        ImGui::Text("%s%s USD", r.price_estimate ? "~" : "",
-                    fmt_si(r.devices_price_usd, "", 3).c_str());
+      if (r.devices_price_usd > 0 && app.prices) {
+        ImGui::Text(
+            "%s%s %s", r.price_estimate ? "~" : "",
+            fmt_si(to_currency(r.devices_price_usd, app.currency, *app.prices), "", 3).c_str(),
+            std::string(currency_name(app.currency)).c_str());
       } else {
-        ImGui::TextDisabled("no price");
+        ImGui::TextDisabled("n/a (no price)");
       }
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(
-          r.tokens_per_s_per_kusd > 0 ? fmt_si(r.tokens_per_s_per_kusd, "", 3).c_str() : "-");
+      // tokens/s per 1000 of the display currency.
+      const double per_k = app.prices && app.currency == Currency::cny
+                               ? r.tokens_per_s_per_kusd / app.prices->cny_per_usd
+                               : r.tokens_per_s_per_kusd;
+      ImGui::TextUnformatted(encoder ? kNotAvailable : fmt_ratio(per_k).c_str());
     }
     ImGui::EndTable();
   }
@@ -179,6 +188,13 @@ void draw_compare_panel(App& app) {
     tpk.push_back(r.tokens_per_s_per_kusd);
   }
   ImGui::Spacing();
+  if (encoder) {
+    ImGui::TextDisabled("%s is an encoder: no decode throughput to chart (TTFT in the table).",
+                        app.sel.model.c_str());
+    labels.clear();
+  }
+  const double k_rate = app.prices && app.currency == Currency::cny ? app.prices->cny_per_usd : 1;
+  for (double& v : tpk) v /= k_rate;
   const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
   ImGui::BeginGroup();
   ImGui::Text("decode tokens/s (batch %d)", app.work.batch);
@@ -189,14 +205,14 @@ void draw_compare_panel(App& app) {
   ImGui::BeginGroup();
   ImGui::Text("tokens/s per W of TDP");
   hbar_chart(
-      "##tpw", labels, tpw, palette::green, [](double v) { return fmt_si(v, "", 3); }, w);
+      "##tpw", labels, tpw, palette::green, [](double v) { return fmt_ratio(v); }, w);
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::Text("tokens/s per 1000 USD of devices");
+  ImGui::Text("tokens/s per 1000 %s of devices", cur.c_str());
   hbar_chart(
       "##tpk", labels, tpk, palette::orange,
-      [](double v) { return v > 0 ? fmt_si(v, "", 3) : std::string("no price"); }, w);
+      [](double v) { return v > 0 ? fmt_si(v, "", 3) : std::string("n/a (no price)"); }, w);
   ImGui::EndGroup();
   if (labels.size() < rows.size()) {
     ImGui::TextDisabled(

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app.hpp"
+#include "infercap/spec/scenario.hpp"
 
 namespace infercap::gui {
 
@@ -40,9 +41,8 @@ bool dtype_combo(const char* label, std::string& value, const char* none_label,
 }
 
 std::string hardware_label(const HardwareSpec& h) {
-  return h.name + "  (" + std::string(hw_class_name(h.hw_class)) + ", " +
-         fmt_q(h.memory_bytes, Dim::bytes) + ", " +
-         fmt_q(h.memory_bandwidth_bytes_per_s, Dim::bytes_per_s) + ")";
+  return h.name + "  (" + std::string(hw_class_name(h.hw_class)) + ", " + fmt_mem(h.memory_bytes) +
+         ", " + fmt_q(h.memory_bandwidth_bytes_per_s, Dim::bytes_per_s) + ")";
 }
 
 bool log_slider(const char* label, double& v, int lo, int hi) {
@@ -104,6 +104,16 @@ void draw_inputs(App& app, bool compare_mode) {
       }
     }
     ImGui::EndCombo();
+  }
+  if (!compare_mode && hw != nullptr) {
+    // Predict's default is the CLI predict's (the stack with public evidence); the planner
+    // tries another per class. Say which, so a Predict figure is not taken for a plan's.
+    const std::string used = s.stack.empty() ? spec::default_stack_for(hw->hw_class) : s.stack;
+    const std::string planned = spec::plan_stack_for(hw->hw_class);
+    if (used != planned) {
+      ImGui::TextDisabled("using %s; the Plan tab tries %s on %s by default", used.c_str(),
+                          planned.c_str(), std::string(hw_class_name(hw->hw_class)).c_str());
+    }
   }
   changed |= dtype_combo("weights", s.dep.weights, "native 16-bit");
   changed |= dtype_combo("activations", s.dep.activations, "native 16-bit", true);

@@ -300,7 +300,7 @@ void draw_predict_panel(App& app) {
     app.predict = evaluate_predict(*app.catalog, app.sel, app.work, app.sweep_max_batch);
     app.inputs_changed = false;
   }
-  ImGui::BeginChild("inputs", {340, 0}, true);
+  ImGui::BeginChild("inputs", {ImGui::GetFontSize() * 23, 0}, true);
   draw_inputs(app, false);
   if (app.predict.ok) draw_rates(app.predict);
   ImGui::EndChild();
@@ -320,27 +320,54 @@ void draw_predict_panel(App& app) {
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", cli_command(app.sel, app.work).c_str());
   ImGui::Separator();
-  const float col = std::max(90.0f, ImGui::GetContentRegionAvail().x / 8);
+  const ModelSpec* model = app.catalog->find_model(app.sel.model);
+  const bool encoder = model != nullptr && model->arch == ModelArch::encoder;
+  const MemoryReport& mr = p.memory;
+  if (!mr.fits) {
+    // A headline for a deployment that cannot run would read as an answer: say so first.
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1),
+                       "DOES NOT FIT: %s needed per device, %s available. The figures below assume "
+                       "memory the device does not have.",
+                       fmt_mem(mr.total_bytes).c_str(), fmt_mem(mr.capacity_bytes).c_str());
+    ImGui::PopTextWrapPos();
+  }
+  if (encoder) {
+    ImGui::TextDisabled(
+        "%s is an encoder: one forward pass per request, no decode, so no TPOT or decode "
+        "throughput.",
+        app.sel.model.c_str());
+  }
+  if (!mr.fits) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.55f);
+  const float col = std::max(ImGui::GetFontSize() * 6, ImGui::GetContentRegionAvail().x / 8);
   float x0 = ImGui::GetCursorPosX();
   auto next = [&](int i) { ImGui::SameLine(x0 + col * static_cast<float>(i)); };
+  const char* na = kNotAvailable;
   metric("TTFT", fmt_q(p.ttft_s, Dim::seconds), "prefill of all prompts of the batch together");
   next(1);
-  metric("TPOT", fmt_q(p.tpot_s, Dim::seconds), "mean decode step over the output");
+  metric("TPOT", encoder ? na : fmt_q(p.tpot_s, Dim::seconds),
+         encoder ? "an encoder does not decode" : "mean decode step over the output");
   next(2);
-  metric("E2E", fmt_q(p.e2e_s, Dim::seconds), "TTFT + (output - 1) x TPOT");
+  metric("E2E", fmt_q(encoder ? p.ttft_s : p.e2e_s, Dim::seconds),
+         encoder ? "the forward pass" : "TTFT + (output - 1) x TPOT");
   next(3);
-  metric("decode tok/s", fmt_si(p.total_decode_tokens_per_s, "", 3), "all sequences: batch / TPOT");
+  metric("decode tok/s", encoder ? na : fmt_ratio(p.total_decode_tokens_per_s),
+         "all sequences: batch / TPOT");
   next(4);
-  metric("per sequence", fmt_si(p.decode_tokens_per_s, "tok/s", 3), "1 / TPOT");
+  metric("per sequence", encoder ? na : fmt_ratio(p.decode_tokens_per_s, "tok/s"), "1 / TPOT");
   next(5);
-  metric("prefill tok/s", fmt_si(p.prefill_tokens_per_s, "", 3), "batch x prompt / TTFT");
+  metric("prefill tok/s", fmt_ratio(p.prefill_tokens_per_s), "batch x prompt / TTFT");
   next(6);
-  metric("tok/s per W",
-         v.power_w > 0 ? fmt_si(p.total_decode_tokens_per_s / v.power_w, "", 3) : "-",
-         "decode tokens/s over the devices' TDP");
+  const double per_w =
+      v.power_w > 0 ? (encoder ? p.prefill_tokens_per_s : p.total_decode_tokens_per_s) / v.power_w
+                    : 0;
+  metric(
+      encoder ? "prefill tok/s/W" : "tok/s per W", fmt_ratio(per_w),
+      encoder ? "prompt tokens/s over the devices' TDP" : "decode tokens/s over the devices' TDP");
   next(7);
   metric("compute", std::string(compute_type_name(v.compute)) + " x" + std::to_string(v.devices),
          "compute roof and devices (TP x PP)");
+  if (!mr.fits) ImGui::PopStyleVar();
 
   // Memory bar.
   const MemoryReport& m = p.memory;
@@ -351,8 +378,8 @@ void draw_predict_panel(App& app) {
   const auto ms = memory_segments(m);
   for (std::size_t i = 0; i < ms.size(); ++i)
     segs.push_back({ms[i].label, ms[i].bytes, seg_cols[i]});
-  ImGui::Text("memory per device: %s of %s", fmt_q(m.total_bytes, Dim::bytes).c_str(),
-              fmt_q(m.capacity_bytes, Dim::bytes).c_str());
+  ImGui::Text("memory per device: %s of %s", fmt_mem(m.total_bytes).c_str(),
+              fmt_mem(m.capacity_bytes).c_str());
   ImGui::SameLine();
   if (m.fits) {
     ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "fits; at most %d sequences of %.0f tokens",
@@ -362,11 +389,10 @@ void draw_predict_panel(App& app) {
                        "does not fit; at most %d sequences of %.0f tokens", m.max_batch,
                        p.prompt_tokens + p.output_tokens);
   }
-  stacked_bar("##mem", segs, m.capacity_bytes, [](double b) { return fmt_q(b, Dim::bytes); },
-              {-1, 18});
+  stacked_bar("##mem", segs, m.capacity_bytes, [](double b) { return fmt_mem(b); }, {-1, 18});
   for (std::size_t i = 0; i < segs.size(); ++i) {
     if (i) ImGui::SameLine();
-    const std::string t = segs[i].label + " " + fmt_q(segs[i].value, Dim::bytes);
+    const std::string t = segs[i].label + " " + fmt_mem(segs[i].value);
     legend_item(segs[i].col, t.c_str());
   }
   ImGui::SameLine();

@@ -155,6 +155,7 @@ void price_controls(App& app) {
     w.edit("currency", [&](WhatIfInputs& in) {
       in.sc.prices.display_currency = c == 1 ? Currency::cny : Currency::usd;
     });
+    app.currency = c == 1 ? Currency::cny : Currency::usd;
   }
   const std::string cur(currency_name(b.display_currency));
   double kwh = to_display(b.electricity_usd_per_kwh, b);
@@ -293,6 +294,7 @@ bool open_scenario(App& app, const std::string& path) {
   app.plan_pick_pool = -1;
   app.plan_status.clear();
   ++app.plan_generation;
+  if (ok) app.currency = app.whatif.inputs().sc.prices.display_currency;
   if (!ok) {
     app.plan.state = JobState::failed;
     app.plan.scenario_path = path;
@@ -304,6 +306,8 @@ bool open_scenario(App& app, const std::string& path) {
 }
 
 void plan_tick(App& app) {
+  // The open scenario's book decides the one display currency (undo included).
+  if (app.whatif.loaded()) app.currency = app.whatif.inputs().sc.prices.display_currency;
   if (!app.drop_path.empty()) {
     open_scenario(app, app.drop_path);
     app.drop_path.clear();

@@ -365,12 +365,33 @@ std::string compare_csv(const std::vector<CompareRow>& rows) {
 // ---- Formatting ---------------------------------------------------------------------------
 
 std::string fmt_q(double value, Dim d, int significant) {
-  if (!std::isfinite(value)) return "-";
+  if (!std::isfinite(value)) return kNotAvailable;
   return format_quantity(value, d, significant);
 }
 
+std::string fmt_mem(double bytes, int significant) {
+  if (!std::isfinite(bytes)) return kNotAvailable;
+  static constexpr const char* kUnit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int i = 0;
+  double v = bytes;
+  const double next = 1024.0 * (1.0 - 0.5 * std::pow(10.0, -significant));
+  while (std::fabs(v) >= next && i < 5) {
+    v /= 1024.0;
+    ++i;
+  }
+  const std::string num = std::fabs(v) >= std::pow(10.0, significant) - 0.5
+                              ? fmt::format("{:.0f}", v)
+                              : fmt::format("{:.{}g}", v, significant);
+  return num + " " + kUnit[i];
+}
+
+std::string fmt_ratio(double v, std::string_view unit, int significant) {
+  if (!std::isfinite(v) || !(v > 0)) return kNotAvailable;
+  return fmt_si(v, unit, significant);
+}
+
 std::string fmt_si(double v, std::string_view unit, int significant) {
-  if (!std::isfinite(v)) return "-";
+  if (!std::isfinite(v)) return kNotAvailable;
   static constexpr const char* kPrefix[] = {"", "k", "M", "G", "T", "P", "E"};
   int i = 0;
   double a = std::fabs(v);

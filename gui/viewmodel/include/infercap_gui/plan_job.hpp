@@ -43,7 +43,7 @@ struct PlanOutcome {
   /// The serving-level batch knee of each recommended part (candidate_knee with 1000 requests
   /// a point, as `infercap plan --explain`); nullopt where it could not be computed.
   std::vector<std::optional<KneeResult>> knees;
-  double elapsed_s = 0;                  ///< wall time of the solve so far / in total
+  double elapsed_s = 0;  ///< wall time of the solve so far / in total
 };
 
 class PlanJob {

@@ -223,9 +223,18 @@ std::string compare_csv(const std::vector<CompareRow>& rows);
 
 // ---- Formatting ---------------------------------------------------------------------------
 
-/// "1.23 ms", "15.8 ktokens/s": format_quantity of an SI value with a dash for non-finite or
-/// missing values.
+/// What every panel prints for a figure that does not exist (an encoder's TPOT, a ratio with no
+/// price or no power behind it): never a 0 that reads as a measurement.
+inline constexpr const char* kNotAvailable = "n/a";
+
+/// "1.23 ms", "15.8 ktokens/s": format_quantity of an SI value; "n/a" for non-finite values.
 std::string fmt_q(double value, Dim d, int significant = 3);
+/// Memory sizes in binary units, as datasheets state capacity: "80 GiB", "7.1 GiB", "512 MiB";
+/// "n/a" for non-finite values.
+std::string fmt_mem(double bytes, int significant = 3);
+/// fmt_si of a ratio that only exists when its parts do: "n/a" when `v` is not a positive finite
+/// number (0 tokens/s per W because the power or the price is unknown reads as a measurement).
+std::string fmt_ratio(double v, std::string_view unit = "", int significant = 3);
 /// Flops and bytes with a decimal prefix: "989 TFLOP/s", "1.61 GB"; a bare count with an empty
 /// unit: "15.8 k", "92".
 std::string fmt_si(double v, std::string_view unit, int significant = 3);
