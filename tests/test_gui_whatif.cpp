@@ -1,7 +1,10 @@
 // [gui] The Plan tab's what-if desk: each input the panel shows is changed through the view
 // model, re-solved as the panel does (solve_loaded on the edited scenario), and compared with
 // the plan `infercap plan` computes from the YAML the desk saves.
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -11,6 +14,7 @@
 
 #include "catalog_fixture.hpp"
 #include "infercap/spec/scenario.hpp"
+#include "infercap_gui/plan_export.hpp"
 #include "infercap_gui/plan_job.hpp"
 #include "infercap_gui/whatif.hpp"
 
@@ -385,4 +389,30 @@ TEST_CASE("what-if: the changed-since-last-solve line", "[gui]") {
   CHECK(plan_change(a, b, cny) == "TCO 7 M -> 14 M CNY (+100.0%)");
   b.feasible = false;
   CHECK(plan_change(a, b, cny).rfind("no longer feasible", 0) == 0);
+}
+
+TEST_CASE("plan CSV: one row per candidate, money in the display currency", "[gui]") {
+  WhatIf w;
+  REQUIRE(w.open(kData + "/examples/bert-npu-fixed.yaml", kData));
+  PlanOutcome o = solve_loaded(catalog(), w.inputs().sc);
+  REQUIRE(o.plan.has_value());
+  CHECK(plan_csv(PlanOutcome{}).empty());
+  std::string csv = plan_csv(o);
+  std::size_t rows = 0;
+  for (const auto& p : o.plan->pools) rows += p.ranked.size() + p.rejected.size();
+  CHECK(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) == rows + 1);
+  CHECK(csv.rfind("pool,status,rank,hardware,", 0) == 0);
+  CHECK(csv.find(",tco_usd,") != std::string::npos);
+  REQUIRE_FALSE(o.plan->pools[0].ranked.empty());
+  const CandidateRow& best = o.plan->pools[0].ranked[0];
+  // The first data row is the best candidate with its TCO in full precision.
+  const std::string second = csv.substr(csv.find('\n') + 1);
+  CHECK(second.find(",feasible,1," + best.hardware + ",") != std::string::npos);
+  CHECK(second.find(fmt::format(",{},", best.cost.tco_usd)) != std::string::npos);
+  // In CNY the same money is multiplied by the book's rate and the columns say so.
+  o.prices.display_currency = Currency::cny;
+  csv = plan_csv(o);
+  CHECK(csv.find(",tco_cny,") != std::string::npos);
+  CHECK(csv.find(fmt::format(",{},", best.cost.tco_usd * o.prices.cny_per_usd)) !=
+        std::string::npos);
 }

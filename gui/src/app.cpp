@@ -72,14 +72,28 @@ void app_draw(App& app) {
   ImGui::Begin("infercap", nullptr, host);
   ImGui::TextUnformatted("infercap");
   ImGui::SameLine();
-  ImGui::TextDisabled(
-      "what-if: which inference hardware, how many   |   catalog: %zu models, %zu "
-      "devices, %zu stacks from %s",
-      app.catalog->models().size(), app.catalog->hardware().size(), app.catalog->stacks().size(),
-      app.data_dir.c_str());
+  {
+    // The catalog line gives way to the buttons on the right: the folder goes first.
+    const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 15;
+    std::string info = "what-if: which inference hardware, how many   |   catalog: " +
+                       std::to_string(app.catalog->models().size()) + " models, " +
+                       std::to_string(app.catalog->hardware().size()) + " devices, " +
+                       std::to_string(app.catalog->stacks().size()) + " stacks";
+    if (ImGui::CalcTextSize((info + " from " + app.data_dir).c_str()).x < room) {
+      info += " from " + app.data_dir;
+    } else if (ImGui::CalcTextSize(info.c_str()).x >= room) {
+      info = info.substr(info.find("catalog:"));
+    }
+    ImGui::TextDisabled("%s", info.c_str());
+  }
   {
     // One display currency for every tab (the Plan tab's price book follows it).
-    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::GetFontSize() * 9);
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::GetFontSize() * 14);
+    if (ImGui::SmallButton("Save view as PNG...")) {
+      app.files.show(FileBrowser::Mode::save, std::filesystem::current_path().string(),
+                     "infercap-view.png", "view as PNG", {".png"});
+    }
+    ImGui::SameLine();
     int c = app.currency == Currency::cny ? 1 : 0;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
     const char* names[] = {"USD", "CNY"};
@@ -121,6 +135,7 @@ void app_draw(App& app) {
     app.tab_requested = false;
     ImGui::EndTabBar();
   }
+  handle_file_dialog(app);
   ImGui::End();
 }
 

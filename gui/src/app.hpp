@@ -66,8 +66,12 @@ struct App {
   FileBrowser files;
   std::string drop_path;    ///< a file dropped on the window; opened by the next frame
   std::string plan_status;  ///< the last save / export message
+  /// Set by Export PNG: the frame loop writes the next rendered frame to this path and puts
+  /// the outcome in plan_status.
+  std::string png_request;
   std::string device_search;
-  int price_device = -1;  ///< the price book entry the device-price control edits
+  std::string catalog_search;  ///< the Catalog tab's filter (name or alias)
+  int price_device = -1;       ///< the price book entry the device-price control edits
   bool plan_show_rejected = true;
   /// The candidate whose constraints and costs the detail pane shows: pool index, ranked (true)
   /// or rejected, row index; pool -1 = none.
@@ -100,6 +104,9 @@ void draw_plan_panel(App& app);
 void draw_whatif_inputs(App& app);
 /// The ImGui file dialog; returns the chosen path the frame it is confirmed, else "".
 std::string draw_file_dialog(FileBrowser& fb);
+/// Draws the dialog when shown and acts on the chosen path by its purpose (open or save a
+/// scenario, export the plan as CSV, the view as PNG).
+void handle_file_dialog(App& app);
 
 // Plan charts (plan_charts.cpp).
 /// One bar of the TCO chart: a candidate or a fleet and its cost split.
@@ -117,6 +124,33 @@ int tco_chart(const char* id, const std::vector<TcoBar>& bars, const PriceBook& 
 void load_chart(const char* id, const PlanOutcome& o, float width);
 /// The serving-level batch knee of a recommended part: throughput and P99 against max batch.
 void knee_chart(const char* id, const CandidateRow& part, const KneeResult& k, float width);
+
+/// A scripted session (--script): commands run between frames through the same calls the
+/// widgets make: `tab NAME`, `open NAME|PATH`, `model NAME`, `hardware NAME`, `batch N`,
+/// `search TEXT` (the Catalog tab's filter), `set KEY VALUE` (load_scale, peak_qps, ttft_ms,
+/// tpot_ms, e2e_s, capex, power_kw, growth, redundancy, electricity, currency USD|CNY, vendor V
+/// (toggles), precisions P...), `undo`, `redo`, `wait` (until the re-solve is on screen), `frames
+/// N`, `screenshot PATH`, `export-csv PATH`, `save PATH`, `quit`. '#' starts a comment.
+class ScriptRunner {
+ public:
+  bool load(const std::string& path, std::string& why);
+  /// Runs commands until one needs frames; returns a PNG path the caller saves from this
+  /// frame's rendering ("" for none). Sets `done` at the end or on an error (`error`).
+  std::string step(App& app);
+  bool done = false;
+  std::string error;
+
+ private:
+  struct Cmd {
+    int line;
+    std::vector<std::string> words;
+  };
+  std::vector<Cmd> cmds_;
+  std::string file_;
+  std::size_t next_ = 0;
+  int wait_frames_ = 0;
+  bool waiting_ = false;
+};
 
 /// Opens a scenario on the desk. A file that does not load selects nothing (the list loses its
 /// highlight, the previous answer is cleared) and its diagnostics are shown instead.

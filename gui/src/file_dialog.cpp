@@ -8,8 +8,8 @@
 namespace infercap::gui {
 
 std::string draw_file_dialog(FileBrowser& fb) {
-  const char* title =
-      fb.mode == FileBrowser::Mode::open ? "Open scenario###files" : "Save scenario as###files";
+  const std::string title =
+      (fb.mode == FileBrowser::Mode::open ? "Open " : "Save ") + fb.purpose + "###files";
   if (fb.visible && !ImGui::IsPopupOpen("###files")) ImGui::OpenPopup("###files");
   std::string chosen;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -17,7 +17,7 @@ std::string draw_file_dialog(FileBrowser& fb) {
   ImGui::SetNextWindowPos(
       {vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f},
       ImGuiCond_Appearing, {0.5f, 0.5f});
-  if (!ImGui::BeginPopupModal(title, &fb.visible)) return chosen;
+  if (!ImGui::BeginPopupModal(title.c_str(), &fb.visible)) return chosen;
   ImGui::TextUnformatted(fb.folder.c_str());
   const float footer = ImGui::GetFrameHeightWithSpacing() * 2 + ImGui::GetStyle().ItemSpacing.y;
   ImGui::BeginChild("entries", {0, -footer}, true);

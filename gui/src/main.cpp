@@ -94,7 +94,10 @@ void load_fonts(ImGuiIO& io, const infercap::gui::App& app, float scale) {
     m.FontNo = index;
     m.OversampleH = 1;  // CJK strokes are dense; oversampling only grows the atlas
     m.PixelSnapH = true;
-    io.Fonts->AddFontFromFileTTF(f, size, &m, ranges.Data);
+    // CJK faces draw their ideographs small in the em box next to DejaVu's Latin: a fifth
+    // larger matches the cap height; the offset keeps the baseline.
+    m.GlyphOffset = {0, std::round(size * 0.08f)};
+    io.Fonts->AddFontFromFileTTF(f, std::round(size * 1.2f), &m, ranges.Data);
     break;
   }
 }
@@ -108,6 +111,9 @@ int run_main(int argc, char** argv) {
   double prompt = 0, output = 0;
   cli.add_option("--data", data, "catalog folder (default: INFERCAP_DATA_DIR or built-in)");
   cli.add_option("--screenshot", screenshot, "render offscreen, save this PNG and exit");
+  std::string script;
+  cli.add_option("--script", script,
+                 "run a scripted session (commands in docs/gui.md) in a hidden window, then exit");
   cli.add_option("--frames", frames, "frames rendered before the screenshot")
       ->check(CLI::Range(2, 1000));
   cli.add_option("--tab", tab, "predict | compare | plan | catalog")
@@ -195,7 +201,16 @@ int run_main(int argc, char** argv) {
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
-  if (!screenshot.empty()) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  gui::ScriptRunner runner;
+  if (!script.empty()) {
+    std::string err;
+    if (!runner.load(script, err)) {
+      std::fprintf(stderr, "infercap-gui: --script: %s\n", err.c_str());
+      return shell::kExitIo;
+    }
+  }
+  const bool offscreen = !screenshot.empty() || !script.empty();
+  if (offscreen) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
   GLFWwindow* window = glfwCreateWindow(width, height, "infercap", nullptr, nullptr);
   if (window == nullptr) {
     std::fprintf(stderr, "infercap-gui: could not create an OpenGL 3.0 window\n");
@@ -209,7 +224,7 @@ int run_main(int argc, char** argv) {
   glfwSetDropCallback(window, [](GLFWwindow* w, int n, const char** paths) {
     if (n > 0) static_cast<gui::App*>(glfwGetWindowUserPointer(w))->drop_path = paths[0];
   });
-  glfwSwapInterval(screenshot.empty() ? 1 : 0);
+  glfwSwapInterval(offscreen ? 0 : 1);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -240,7 +255,7 @@ int run_main(int argc, char** argv) {
     // only a pending re-solve (its debounce) or a running one (its elapsed-time line) set a
     // timeout.
     const bool lively = glfwGetTime() < lively_until;
-    if (screenshot.empty() && !lively) {
+    if (!offscreen && !lively) {
       if (app.plan_job.running()) {
         glfwWaitEventsTimeout(0.25);
       } else if (app.whatif.pending()) {
@@ -256,6 +271,8 @@ int run_main(int argc, char** argv) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
+    std::string shot;
+    if (!script.empty()) shot = runner.step(app);
     gui::app_draw(app);
     {
       // Input this frame (or a drag in progress): render at full rate for a moment so hover
@@ -272,6 +289,24 @@ int run_main(int argc, char** argv) {
     glClearColor(0.08f, 0.08f, 0.1f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    // Export PNG (a file dialog's choice) and the script's screenshots: this frame as drawn.
+    for (const std::string* png : {&app.png_request, &shot}) {
+      if (png->empty()) continue;
+      const bool ok = save_png(*png, fw, fh);
+      app.plan_status = ok ? "saved " + *png : "could not write " + *png;
+      if (!script.empty()) {
+        std::printf("infercap-gui: %s (%dx%d)\n", app.plan_status.c_str(), fw, fh);
+        if (!ok) rc = shell::kExitIo;
+      }
+    }
+    app.png_request.clear();
+    if (!script.empty() && runner.done) {
+      if (!runner.error.empty()) {
+        std::fprintf(stderr, "infercap-gui: --script: %s\n", runner.error.c_str());
+        rc = shell::kExitUsage;
+      }
+      break;
+    }
     if (!screenshot.empty()) {
       // A plan started from the command line is waited for, so the picture shows its result.
       if (app.plan_job.running()) {

@@ -58,7 +58,7 @@ void draw_inputs(App& app, bool compare_mode) {
   const auto& cat = *app.catalog;
   Selection& s = app.sel;
   bool changed = false;
-  ImGui::PushItemWidth(-90);
+  ImGui::PushItemWidth(-ImGui::GetFontSize() * 6.5f);  // room for the labels at any scale
 
   section("Deployment");
   if (ImGui::BeginCombo("model", s.model.c_str(), ImGuiComboFlags_HeightLarge)) {
@@ -111,8 +111,10 @@ void draw_inputs(App& app, bool compare_mode) {
     const std::string used = s.stack.empty() ? spec::default_stack_for(hw->hw_class) : s.stack;
     const std::string planned = spec::plan_stack_for(hw->hw_class);
     if (used != planned) {
-      ImGui::TextDisabled("using %s; the Plan tab tries %s on %s by default", used.c_str(),
-                          planned.c_str(), std::string(hw_class_name(hw->hw_class)).c_str());
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("using %s; the Plan tab tries %s on %s by default", used.c_str(),
+                         planned.c_str(), std::string(hw_class_name(hw->hw_class)).c_str());
+      ImGui::PopStyleColor();
     }
   }
   changed |= dtype_combo("weights", s.dep.weights, "native 16-bit");

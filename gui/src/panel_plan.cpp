@@ -4,6 +4,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <filesystem>
 #include <string>
 
 #include "app.hpp"
@@ -261,8 +262,10 @@ void draw_plan_panel(App& app) {
     ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.4f, 1),
                        "Inputs changed; re-solving after a short pause...");
   } else if (!app.plan_change.empty()) {
+    ImGui::PushTextWrapPos(0);
     ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "Changed since last solve: %s",
                        app.plan_change.c_str());
+    ImGui::PopTextWrapPos();
   }
   if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.45f);
   switch (o.state) {
@@ -283,6 +286,17 @@ void draw_plan_panel(App& app) {
   }
   if (o.state == JobState::done && o.plan) {
     const Plan& pl = *o.plan;
+    // Export: the plan's candidates as CSV, the current view as PNG (report: issue #9).
+    if (ImGui::SmallButton("Export CSV...")) {
+      app.files.show(FileBrowser::Mode::save, std::filesystem::current_path().string(),
+                     o.scenario_name + "-plan.csv", "plan as CSV", {".csv"});
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Export PNG...")) {
+      app.files.show(FileBrowser::Mode::save, std::filesystem::current_path().string(),
+                     o.scenario_name + "-plan.png", "view as PNG", {".png"});
+    }
+    ImGui::SameLine();
     ImGui::Text("%s", o.scenario_name.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("solved in %.2f s; candidates: %d evaluated, %d verified by simulation",
@@ -398,7 +412,15 @@ void draw_plan_panel(App& app) {
     section("Diagnostics");
     for (const auto& d : o.diagnostics) ImGui::TextWrapped("%s", d.c_str());
   }
-  if (stale) ImGui::PopStyleVar();
+  if (stale) {
+    ImGui::PopStyleVar();
+    // Charts draw with their own colours, which the style's alpha does not reach: a veil over
+    // the whole answer says it is the previous one.
+    const ImVec2 p0 = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
+    ImGui::GetWindowDrawList()->AddRectFilled(
+        {p0.x, p0.y + ImGui::GetTextLineHeightWithSpacing() * 1.5f}, {p0.x + sz.x, p0.y + sz.y},
+        IM_COL32(13, 13, 16, 130));
+  }
   ImGui::EndChild();
 }
 

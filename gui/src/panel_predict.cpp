@@ -275,7 +275,7 @@ void draw_rates(const PredictView& v) {
   const auto& r = v.rates;
   auto row = [](const char* k, const std::string& val) {
     ImGui::TextDisabled("%s", k);
-    ImGui::SameLine(150);
+    ImGui::SameLine(ImGui::GetFontSize() * 10);
     ImGui::TextUnformatted(val.c_str());
   };
   row("weight streaming", fmt_q(r.weight_bw, Dim::bytes_per_s));
@@ -339,9 +339,15 @@ void draw_predict_panel(App& app) {
         app.sel.model.c_str());
   }
   if (!mr.fits) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.55f);
-  const float col = std::max(ImGui::GetFontSize() * 6, ImGui::GetContentRegionAvail().x / 8);
+  // Eight figures in columns; as many a row as fit, so a narrow or scaled window wraps them.
+  const float row_w = ImGui::GetContentRegionAvail().x;
+  const float min_col = ImGui::GetFontSize() * 7.5f;
+  const int per_row = std::clamp(static_cast<int>(row_w / min_col), 1, 8);
+  const float col = row_w / static_cast<float>(per_row);
   float x0 = ImGui::GetCursorPosX();
-  auto next = [&](int i) { ImGui::SameLine(x0 + col * static_cast<float>(i)); };
+  auto next = [&](int i) {
+    if (i % per_row != 0) ImGui::SameLine(x0 + col * static_cast<float>(i % per_row));
+  };
   const char* na = kNotAvailable;
   metric("TTFT", fmt_q(p.ttft_s, Dim::seconds), "prefill of all prompts of the batch together");
   next(1);
@@ -442,7 +448,7 @@ void draw_predict_panel(App& app) {
     ImGui::SameLine();
     ImGui::TextDisabled("1 to");
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(70);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
     const char* ranges[] = {"64", "256", "1024"};
     int ri = app.sweep_max_batch == 64 ? 0 : app.sweep_max_batch == 1024 ? 2 : 1;
     if (ImGui::Combo("##range", &ri, ranges, 3)) {
@@ -450,7 +456,7 @@ void draw_predict_panel(App& app) {
       app.inputs_changed = true;  // recomputed next frame
     }
     draw_sweep(v, app.work.batch, app.tpot_target_ms * 1e-3, w, h);
-    ImGui::SetNextItemWidth(110);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     ImGui::DragFloat("TPOT target", &app.tpot_target_ms, 0.5f, 1.0f, 2000.0f, "%.0f ms");
     ImGui::SameLine();
     if (const SweepPoint* best = best_within_tpot(v.sweep, app.tpot_target_ms * 1e-3)) {

@@ -11,6 +11,8 @@
 #include <set>
 
 #include "app.hpp"
+#include "infercap/spec/atomic_write.hpp"
+#include "infercap_gui/plan_export.hpp"
 
 namespace infercap::gui {
 
@@ -348,20 +350,39 @@ void plan_tick(App& app) {
   }
 }
 
+void handle_file_dialog(App& app) {
+  WhatIf& w = app.whatif;
+  const std::string chosen = draw_file_dialog(app.files);
+  if (!chosen.empty()) {
+    if (app.files.mode == FileBrowser::Mode::open) {
+      open_scenario(app, chosen);
+    } else if (app.files.purpose == "plan as CSV") {
+      const std::string csv = plan_csv(app.plan);
+      auto r = spec::write_file_atomically(chosen, csv);
+      app.plan_status = r ? "exported " + chosen : "not exported: " + r.error().message;
+    } else if (app.files.purpose == "view as PNG") {
+      app.png_request = chosen;  // the frame loop writes the next frame
+    } else {
+      std::string err;
+      app.plan_status = w.save(chosen, err) ? "saved " + chosen : "not saved: " + err;
+    }
+  }
+}
+
 void draw_whatif_inputs(App& app) {
   WhatIf& w = app.whatif;
   if (ImGui::Button("Open...")) {
     const std::string start = w.path().empty()
                                   ? (std::filesystem::path(app.data_dir) / "examples").string()
                                   : std::filesystem::path(w.path()).parent_path().string();
-    app.files.show(FileBrowser::Mode::open, start);
+    app.files.show(FileBrowser::Mode::open, start, "", "scenario");
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(!w.loaded());
   if (ImGui::Button("Save as...")) {
     const std::filesystem::path p = w.path();
     app.files.show(FileBrowser::Mode::save, p.parent_path().string(),
-                   p.stem().string() + "-edited.yaml");
+                   p.stem().string() + "-edited.yaml", "scenario as");
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(!w.can_undo());
@@ -381,15 +402,6 @@ void draw_whatif_inputs(App& app) {
     if ((ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Z)) && io.KeyShift) ||
         ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Y)))
       w.redo();
-  }
-  const std::string chosen = draw_file_dialog(app.files);
-  if (!chosen.empty()) {
-    if (app.files.mode == FileBrowser::Mode::open) {
-      open_scenario(app, chosen);
-    } else {
-      std::string err;
-      app.plan_status = w.save(chosen, err) ? "saved " + chosen : "not saved: " + err;
-    }
   }
   if (!app.plan_status.empty()) ImGui::TextWrapped("%s", app.plan_status.c_str());
 

@@ -30,22 +30,25 @@ std::vector<DirEntry> list_dir(const std::string& folder,
   return out;
 }
 
-void FileBrowser::show(Mode m, const std::string& start_folder, const std::string& file_name) {
+void FileBrowser::show(Mode m, const std::string& start_folder, const std::string& file_name,
+                       std::string what, std::vector<std::string> exts) {
   mode = m;
+  purpose = std::move(what);
+  extensions = std::move(exts);
   visible = true;
   std::error_code ec;
   fs::path f = fs::absolute(start_folder.empty() ? fs::path(".") : fs::path(start_folder), ec);
   folder = (ec ? fs::path(start_folder) : f.lexically_normal()).string();
   name = file_name;
   error.clear();
-  entries = list_dir(folder, {".yaml", ".yml"});
+  entries = list_dir(folder, extensions);
 }
 
 void FileBrowser::enter(const std::string& sub) {
   fs::path f = fs::path(folder);
   f = sub == ".." ? f.parent_path() : f / sub;
   folder = f.lexically_normal().string();
-  entries = list_dir(folder, {".yaml", ".yml"});
+  entries = list_dir(folder, extensions);
 }
 
 std::string FileBrowser::chosen() const {

@@ -20,6 +20,8 @@ std::vector<DirEntry> list_dir(const std::string& folder,
 struct FileBrowser {
   enum class Mode { open, save };
   Mode mode = Mode::open;
+  std::string purpose;  ///< what the chosen path is for ("scenario", "csv", "png")
+  std::vector<std::string> extensions = {".yaml", ".yml"};
   bool visible = false;
   std::string folder;
   std::string name;  ///< typed or clicked file name
@@ -27,7 +29,8 @@ struct FileBrowser {
   std::string error;
 
   /// Shows the dialog in `start_folder` (made absolute) with `name` pre-filled.
-  void show(Mode m, const std::string& start_folder, const std::string& file_name = "");
+  void show(Mode m, const std::string& start_folder, const std::string& file_name = "",
+            std::string what = "scenario", std::vector<std::string> exts = {".yaml", ".yml"});
   /// Enters a sub-folder, or ".." for the parent; re-lists.
   void enter(const std::string& sub);
   /// The chosen path (folder / name), or "" when no name is given.
