@@ -55,3 +55,90 @@ void BM_GuiCompareNineDevices(benchmark::State& st) {
 BENCHMARK(BM_GuiCompareNineDevices)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+#ifdef INFERCAP_HAVE_GUI_PANELS
+// A whole frame of the Plan tab as the window draws it: ImGui's layout of every panel, the
+// ImDrawList charts, and the OpenGL3 backend rendering the draw lists, glFinish included, on
+// the chat-service plan (576 candidates: 158 ranked, 418 rejected, every table row submitted).
+// Needs a display: run under `xvfb-run -a` for Mesa's software OpenGL (llvmpipe), the slowest
+// renderer the app meets. Target: under 16 ms (a 60 Hz frame).
+#include <GL/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cstring>
+
+#include "app.hpp"
+
+namespace {
+
+void BM_GuiPlanFrame(benchmark::State& st) {
+  using namespace infercap;
+  const int w = static_cast<int>(st.range(0)), h = static_cast<int>(st.range(1));
+  // One hidden window for every run (GLFW does not always initialise again after terminating
+  // under Xvfb); each run sizes it.
+  static GLFWwindow* win = [] {
+    if (!glfwInit()) return static_cast<GLFWwindow*>(nullptr);
+    glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    return glfwCreateWindow(1920, 1080, "bench", nullptr, nullptr);
+  }();
+  if (win == nullptr) {
+    st.SkipWithError("no display or no OpenGL 3.0 context: run under xvfb-run -a");
+    return;
+  }
+  glfwSetWindowSize(win, w, h);
+  glfwMakeContextCurrent(win);
+  glfwSwapInterval(0);
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::GetIO().Fonts->AddFontFromFileTTF("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 15);
+  ImGui_ImplGlfw_InitForOpenGL(win, false);
+  ImGui_ImplOpenGL3_Init("#version 130");
+  {
+    gui::App app;
+    gui::app_init(app, INFERCAP_SOURCE_DIR "/data");
+    gui::open_scenario(app, INFERCAP_SOURCE_DIR "/data/examples/chat-service.yaml");
+    app.whatif.mark_solving();  // solved here, synchronously, not on the worker
+    app.plan = gui::solve_loaded(*app.catalog, app.whatif.inputs().sc);
+    app.plan_pick_pool = 0;
+    std::size_t candidates = 0;
+    for (const auto& p : app.plan.plan->pools) candidates += p.ranked.size() + p.rejected.size();
+    app.request_tab = gui::Tab::plan;
+    app.tab_requested = true;
+    const char* glr = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    st.SetLabel(std::string(glr != nullptr ? glr : "?") + ", " + std::to_string(candidates) +
+                " candidates");
+    const bool layout_only = st.range(2) == 1;  // ImGui's work without the GL rendering
+    auto frame = [&] {
+      glfwPollEvents();
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      gui::app_draw(app);
+      ImGui::Render();
+      if (layout_only) return;
+      glViewport(0, 0, w, h);
+      glClear(GL_COLOR_BUFFER_BIT);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      glFinish();  // the software rasteriser's work is inside the measurement
+    };
+    for (int i = 0; i < 3; ++i) frame();  // font atlas upload, first layout
+    for (auto _ : st) frame();
+    st.counters["vertices"] = ImGui::GetDrawData()->TotalVtxCount;
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+}
+BENCHMARK(BM_GuiPlanFrame)
+    ->Args({1280, 720, 0})
+    ->Args({1920, 1080, 0})
+    ->Args({1280, 720, 1})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+#endif
