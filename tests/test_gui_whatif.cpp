@@ -416,3 +416,16 @@ TEST_CASE("plan CSV: one row per candidate, money in the display currency", "[gu
   CHECK(csv.find(fmt::format(",{},", best.cost.tco_usd * o.prices.cny_per_usd)) !=
         std::string::npos);
 }
+
+TEST_CASE("search by name or alias, CJK aliases included", "[gui]") {
+  // Normalised as catalog names are: case, spaces, '-', '_' and '.' do not matter.
+  CHECK(matches_search("", "anything"));
+  CHECK(matches_search("H100", "h100-sxm"));
+  CHECK(matches_search("h100 sxm", "h100-sxm"));
+  CHECK_FALSE(matches_search("a100", "h100-sxm"));
+  const HardwareSpec* mlu = catalog().find_hardware("cambricon-mlu370-x8");
+  REQUIRE(mlu != nullptr);
+  CHECK(matches_search("寒武纪", mlu->name, mlu->aliases));  // alias "寒武纪 MLU370-X8"
+  CHECK(matches_search("思元", mlu->name, mlu->aliases));
+  CHECK_FALSE(matches_search("昆仑", mlu->name, mlu->aliases));
+}

@@ -70,8 +70,9 @@ struct App {
   /// the outcome in plan_status.
   std::string png_request;
   std::string device_search;
-  std::string catalog_search;  ///< the Catalog tab's filter (name or alias)
-  int price_device = -1;       ///< the price book entry the device-price control edits
+  std::string catalog_search;                 ///< the Catalog tab's filter (name or alias)
+  std::string model_search, hardware_search;  ///< Predict's searchable combos
+  int price_device = -1;  ///< the price book entry the device-price control edits
   bool plan_show_rejected = true;
   /// The candidate whose constraints and costs the detail pane shows: pool index, ranked (true)
   /// or rejected, row index; pool -1 = none.

@@ -1,6 +1,7 @@
 // The deployment and workload inputs shared by Predict and Compare: model, hardware, stack,
 // formats, parallelism, CPU knobs and the request shape. Any change marks the views dirty.
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <array>
@@ -61,8 +62,19 @@ void draw_inputs(App& app, bool compare_mode) {
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 6.5f);  // room for the labels at any scale
 
   section("Deployment");
+  // Both combos filter by name and alias as you type (the search box has the focus on open).
+  auto search_box = [&](std::string& q) {
+    if (ImGui::IsWindowAppearing()) {
+      q.clear();
+      ImGui::SetKeyboardFocusHere();
+    }
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputTextWithHint("##search", "search name or alias", &q);
+  };
   if (ImGui::BeginCombo("model", s.model.c_str(), ImGuiComboFlags_HeightLarge)) {
+    search_box(app.model_search);
     for (const auto& m : cat.models()) {
+      if (!matches_search(app.model_search, m.name, m.aliases)) continue;
       const std::string label = m.name + "  (" + fmt_si(total_params(m), "", 3) + " parameters)";
       if (ImGui::Selectable(label.c_str(), m.name == s.model)) {
         s.model = m.name;
@@ -74,10 +86,12 @@ void draw_inputs(App& app, bool compare_mode) {
   const HardwareSpec* hw = cat.find_hardware(s.hardware);
   if (!compare_mode) {
     if (ImGui::BeginCombo("hardware", s.hardware.c_str(), ImGuiComboFlags_HeightLarge)) {
+      search_box(app.hardware_search);
       for (int c = 0; c < kHwClassCount; ++c) {
         ImGui::TextDisabled("%s", std::string(hw_class_name(static_cast<HwClass>(c))).c_str());
         for (const auto& h : cat.hardware()) {
           if (static_cast<int>(h.hw_class) != c) continue;
+          if (!matches_search(app.hardware_search, h.name, h.aliases)) continue;
           if (ImGui::Selectable(hardware_label(h).c_str(), h.name == s.hardware)) {
             s.hardware = h.name;
             changed = true;
