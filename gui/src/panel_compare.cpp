@@ -131,9 +131,12 @@ void draw_compare_panel(App& app) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.stack.c_str());
       if (!r.ok) {
+        // The reason would be clipped to one cell: a marker here, the full text below the table.
         ImGui::TableNextColumn();
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "-");
         ImGui::TableNextColumn();
-        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", r.error.c_str());
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "cannot run (below)");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.error.c_str());
         continue;
       }
       ImGui::TableNextColumn();
@@ -177,6 +180,13 @@ void draw_compare_panel(App& app) {
     ImGui::EndTable();
   }
 
+  // Why a device cannot run the selection, one wrapped line each, across the whole width.
+  for (const auto& r : rows) {
+    if (r.ok) continue;
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s: %s", r.hardware.c_str(), r.error.c_str());
+    ImGui::PopTextWrapPos();
+  }
   // Bar charts of the rows that ran and fit, in table order.
   std::vector<std::string> labels;
   std::vector<double> tps, tpw, tpk;

@@ -20,16 +20,20 @@ std::string money(double usd, const PriceBook& b) {
 }
 
 void fleet_summary(const FleetChoice& f, const PriceBook& b) {
+  // Wrapped, so a scaled or narrow window never clips the answer at the right edge.
+  ImGui::PushTextWrapPos(0);
   ImGui::Text("%s: %d devices in %d server(s), %s at the planned load; capex %s, TCO %s",
               f.label.c_str(), f.devices, f.servers, fmt_q(f.power_w, Dim::watts).c_str(),
               money(f.cost.capex_usd, b).c_str(), money(f.cost.tco_usd, b).c_str());
   for (const auto& p : f.parts) {
-    ImGui::BulletText("%s: %d x %s (%s, %s, TP %d) = %d devices; TTFT P99 %s, TPOT P99 %s",
-                      p.pool.c_str(), p.replicas, p.hardware.c_str(), p.precision.c_str(),
-                      p.stack.c_str(), p.tp, p.devices, fmt_q(p.ttft_p99_s, Dim::seconds).c_str(),
-                      fmt_q(p.tpot_p99_s, Dim::seconds).c_str());
+    ImGui::Bullet();
+    ImGui::Text("%s: %d x %s (%s, %s, TP %d) = %d devices; TTFT P99 %s, TPOT P99 %s",
+                p.pool.c_str(), p.replicas, p.hardware.c_str(), p.precision.c_str(),
+                p.stack.c_str(), p.tp, p.devices, fmt_q(p.ttft_p99_s, Dim::seconds).c_str(),
+                fmt_q(p.tpot_p99_s, Dim::seconds).c_str());
   }
   if (!f.note.empty()) ImGui::TextDisabled("%s", f.note.c_str());
+  ImGui::PopTextWrapPos();
 }
 
 // Returns the index of the row clicked this frame, or -1.
@@ -299,8 +303,10 @@ void draw_plan_panel(App& app) {
     ImGui::SameLine();
     ImGui::Text("%s", o.scenario_name.c_str());
     ImGui::SameLine();
+    ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("solved in %.2f s; candidates: %d evaluated, %d verified by simulation",
                         o.elapsed_s, pl.candidates_evaluated, pl.candidates_verified);
+    ImGui::PopTextWrapPos();
     if (!o.description.empty()) ImGui::TextWrapped("%s", o.description.c_str());
     ImGui::Separator();
     if (pl.feasible) {

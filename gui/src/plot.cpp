@@ -12,6 +12,10 @@ namespace {
 float line_h() {
   return ImGui::GetTextLineHeight();
 }
+// Line widths and marker sizes are given for a 15 px font; they grow with the UI scale.
+float ui_scale() {
+  return std::max(1.0f, ImGui::GetFontSize() / 15.0f);
+}
 
 std::string default_format(double v) {
   char buf[32];
@@ -168,7 +172,8 @@ void Plot::line(const std::vector<double>& xs, const std::vector<double>& ys, Im
   for (std::size_t i = 0; i < xs.size() && i < ys.size(); ++i)
     pts.push_back(map(xs[i], ys[i], right));
   if (pts.size() >= 2) {
-    dl_->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, ImDrawFlags_None, thickness);
+    dl_->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, ImDrawFlags_None,
+                     thickness * ui_scale());
   }
 }
 
@@ -176,6 +181,7 @@ void Plot::segment(double x0, double y0, double x1, double y1, ImU32 col, float 
                    bool dashed, bool right) {
   if (!visible_) return;
   const ImVec2 a = map(x0, y0, right), b = map(x1, y1, right);
+  thickness *= ui_scale();
   if (!dashed) {
     dl_->AddLine(a, b, col, thickness);
     return;
@@ -216,6 +222,7 @@ void Plot::shade_x(double x0, double x1, ImU32 col) {
 void Plot::marker(double x, double y, ImU32 col, Marker m, float r, bool right) {
   if (!visible_) return;
   const ImVec2 c = map(x, y, right);
+  r *= ui_scale();
   switch (m) {
     case Marker::circle:
       dl_->AddCircleFilled(c, r, col);
@@ -239,9 +246,9 @@ void hbar_chart(const char* id, const std::vector<std::string>& labels,
                 const std::vector<double>& values, ImU32 col,
                 const std::function<std::string(double)>& format, float width, int highlight) {
   const float row_h = ImGui::GetTextLineHeight() + 4;
-  float label_w = 60.0f;
+  float label_w = ImGui::GetFontSize() * 4;
   for (const auto& l : labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x + 10);
-  const float value_w = 90.0f;
+  const float value_w = ImGui::GetFontSize() * 6.5f;
   if (width <= 0) width = ImGui::GetContentRegionAvail().x;
   const ImVec2 size{width, row_h * static_cast<float>(labels.size()) + 4};
   const ImVec2 o = ImGui::GetCursorScreenPos();
