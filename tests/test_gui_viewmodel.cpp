@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <set>
+#include <string>
 
 #include "catalog_fixture.hpp"
 #include "infercap/spec/prices.hpp"
@@ -499,4 +502,30 @@ TEST_CASE("compare table as CSV", "[gui]") {
                         ",70000000000,85900000000,,,");  // no price, no error
   CHECK_THAT(lines[2], Catch::StartsWith("x,cpu,llama.cpp,"));
   CHECK_THAT(lines[2], Catch::EndsWith("\"tp: 3 does not divide 32, \"\"heads\"\"\""));
+}
+
+TEST_CASE("gui/ includes nothing from cli/: two shells over one core", "[gui]") {
+  // Every quoted include under gui/ is checked against the headers cli/ holds; the build also
+  // refuses them (gui/ neither links infercap_cli_lib nor sees its include folder), this test
+  // names the file when someone adds the folder back.
+  namespace fs = std::filesystem;
+  std::set<std::string> cli_headers;
+  for (const auto& e : fs::directory_iterator(INFERCAP_SOURCE_DIR "/cli"))
+    if (e.path().extension() == ".hpp") cli_headers.insert(e.path().filename().string());
+  REQUIRE(cli_headers.count("common.hpp") == 1);
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(INFERCAP_SOURCE_DIR "/gui")) {
+    const auto ext = e.path().extension();
+    if (ext != ".cpp" && ext != ".hpp") continue;
+    ++files;
+    std::ifstream in(e.path());
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("#include \"", 0) != 0) continue;
+      const std::string inc = line.substr(10, line.find('"', 10) - 10);
+      INFO(e.path().string() << ": " << line);
+      CHECK(inc.find("cli/") == std::string::npos);
+      CHECK(cli_headers.count(inc) == 0);
+    }
+  }
+  CHECK(files > 10);
 }
