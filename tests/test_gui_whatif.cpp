@@ -14,6 +14,7 @@
 
 #include "catalog_fixture.hpp"
 #include "infercap/spec/scenario.hpp"
+#include "infercap_gui/file_browser.hpp"
 #include "infercap_gui/plan_export.hpp"
 #include "infercap_gui/plan_job.hpp"
 #include "infercap_gui/whatif.hpp"
@@ -428,4 +429,34 @@ TEST_CASE("search by name or alias, CJK aliases included", "[gui]") {
   CHECK(matches_search("寒武纪", mlu->name, mlu->aliases));  // alias "寒武纪 MLU370-X8"
   CHECK(matches_search("思元", mlu->name, mlu->aliases));
   CHECK_FALSE(matches_search("昆仑", mlu->name, mlu->aliases));
+}
+
+TEST_CASE("file dialog: folders first, then files of the asked kinds, hidden ones left out",
+          "[gui]") {
+  const fs::path d = fs::temp_directory_path() / "infercap-file-browser";
+  fs::remove_all(d);
+  fs::create_directories(d / "sub");
+  fs::create_directories(d / ".hidden-dir");
+  for (const char* f : {"b.yaml", "a.yml", "notes.txt", ".secret.yaml", "plan.csv"})
+    std::ofstream(d / f) << "x";
+  const auto e = list_dir(d.string(), {".yaml", ".yml"});
+  REQUIRE(e.size() == 3);
+  CHECK((e[0].name == "sub" && e[0].folder));
+  CHECK((e[1].name == "a.yml" && !e[1].folder));
+  CHECK(e[2].name == "b.yaml");
+  CHECK(list_dir((d / "missing").string(), {".yaml"}).empty());
+  FileBrowser fb;
+  fb.show(FileBrowser::Mode::save, d.string(), "out.csv", "plan as CSV", {".csv"});
+  CHECK(fb.visible);
+  REQUIRE(fb.entries.size() == 2);  // sub/ and plan.csv
+  CHECK(fb.chosen() == (d / "out.csv").string());
+  fb.enter("sub");
+  CHECK(fb.folder == (d / "sub").string());
+  fb.enter("..");
+  CHECK(fb.folder == d.string());
+  fb.name = "/abs/path.csv";
+  CHECK(fb.chosen() == "/abs/path.csv");
+  fb.name.clear();
+  CHECK(fb.chosen().empty());
+  fs::remove_all(d);
 }

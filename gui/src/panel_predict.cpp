@@ -227,10 +227,10 @@ void draw_ops_table(const App& app) {
   const Prediction& pr = app.predict.prediction;
   const StepBreakdown& b = app.ops_show_prefill ? pr.prefill : pr.decode;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit |
-                                ImGuiTableFlags_Resizable;
+                                ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("ops", 10, flags, {0, ImGui::GetContentRegionAvail().y})) return;
-  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupScrollFreeze(1, 1);
   for (const char* h : {"op", "kind", "time", "share", "FLOPs", "bytes", "FLOP/byte", "achieved",
                         "bound", "compute / memory / issue / overhead"}) {
     ImGui::TableSetupColumn(h);
