@@ -212,6 +212,16 @@ TEST_CASE("panels: Plan opens, solves, re-solves an edit and shows what changed"
   ui.frames(app, Tab::plan, 2);
   CHECK(app.plan_job.version() == v);  // and nothing is solved
 
+  // A file dropped on the window is opened by the next frame, on the Plan tab.
+  app.request_tab = Tab::predict;
+  app.drop_path = INFERCAP_SOURCE_DIR "/data/examples/bert-npu-fixed.yaml";
+  ui.frame(app);
+  CHECK(app.drop_path.empty());
+  CHECK(app.whatif.loaded());
+  CHECK(app.request_tab == Tab::plan);
+  CHECK(app.scenarios[static_cast<std::size_t>(app.scenario_index)].name == "bert-npu-fixed");
+  app.plan_job.wait();
+
   // A missing file: the same.
   CHECK_FALSE(open_scenario(app, INFERCAP_SOURCE_DIR "/data/examples/missing.yaml"));
   ui.frames(app, Tab::plan, 2);
