@@ -68,9 +68,10 @@ void workload_controls(App& app) {
         w.edit("load scale",
                [&](WhatIfInputs& in) { set_curve_scale(in, w.original(), i, scale); });
       }
-      if (ImGui::IsItemHovered())
+      if (ImGui::IsItemHovered()) {
         ImGui::SetTooltip(
             "scales the mean rate and the hourly curve as loaded (Ctrl+click to type)");
+      }
       double peak = c.rate.peak_qps;
       if (input_number("peak req/s", &peak, "%.4g",
                        "0: the busiest hour of the curve, or the mean"))
@@ -79,12 +80,16 @@ void workload_controls(App& app) {
                           fmt_si(design_qps(c.rate), "", 3).c_str(),
                           fmt_si(average_qps(c.rate), "", 3).c_str());
       double prompt = mean(c.prompt_tokens), output = mean(c.output_tokens);
-      if (input_number("prompt tokens", &prompt, "%.0f", "mean; the distribution keeps its shape"))
+      if (input_number("prompt tokens", &prompt, "%.0f",
+                       "mean; the distribution keeps its shape")) {
         w.edit("prompt length",
                [&](WhatIfInputs& in) { set_mean_tokens(in.sc.classes[i].prompt_tokens, prompt); });
-      if (input_number("output tokens", &output, "%.0f", "mean; the distribution keeps its shape"))
+      }
+      if (input_number("output tokens", &output, "%.0f",
+                       "mean; the distribution keeps its shape")) {
         w.edit("output length",
                [&](WhatIfInputs& in) { set_mean_tokens(in.sc.classes[i].output_tokens, output); });
+      }
       auto sla = [&](const char* metric, const SlaTarget& t, SlaMetric m, double unit,
                      const char* unit_name) {
         double v = t.limit_s / unit;
@@ -108,16 +113,18 @@ void constraint_controls(App& app) {
   const PriceBook& b = w.inputs().sc.prices;
   const std::string cur(currency_name(b.display_currency));
   double capex = to_display(k.capex_budget_usd, b);
-  if (input_number(("capex (" + cur + ")").c_str(), &capex, "%.0f", "0: no limit") && capex >= 0)
+  if (input_number(("capex (" + cur + ")").c_str(), &capex, "%.0f", "0: no limit") && capex >= 0) {
     w.edit("capex budget",
            [&](WhatIfInputs& in) { in.sc.constraints.capex_budget_usd = from_display(capex, b); });
+  }
   double annual = to_display(k.annual_budget_usd, b);
   if (input_number(("per year (" + cur + ")").c_str(), &annual, "%.0f",
                    "annual budget: capital share + opex per year; 0: no limit") &&
-      annual >= 0)
+      annual >= 0) {
     w.edit("annual budget", [&](WhatIfInputs& in) {
       in.sc.constraints.annual_budget_usd = from_display(annual, b);
     });
+  }
   double kw = k.power_cap_w / 1e3;
   if (input_number("power cap (kW)", &kw, "%.4g",
                    "site IT power at the design load; 0: no limit") &&
@@ -138,9 +145,10 @@ void constraint_controls(App& app) {
   ImGui::TextUnformatted("growth / year");
   ImGui::SameLine(ImGui::GetFontSize() * 11);
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::SliderFloat("##growth", &growth, -50, 200, "%+.0f%%"))
+  if (ImGui::SliderFloat("##growth", &growth, -50, 200, "%+.0f%%")) {
     w.edit("growth",
            [&](WhatIfInputs& in) { in.sc.constraints.load_growth_per_year = growth / 100.0; });
+  }
   int red = k.redundancy;
   if (input_int("spare replicas", &red, 0, 8))
     w.edit("redundancy", [&](WhatIfInputs& in) { in.sc.constraints.redundancy = red; });
@@ -161,9 +169,10 @@ void price_controls(App& app) {
   }
   const std::string cur(currency_name(b.display_currency));
   double kwh = to_display(b.electricity_usd_per_kwh, b);
-  if (input_number(("power (" + cur + "/kWh)").c_str(), &kwh, "%.4g") && kwh >= 0)
+  if (input_number(("power (" + cur + "/kWh)").c_str(), &kwh, "%.4g") && kwh >= 0) {
     w.edit("electricity",
            [&](WhatIfInputs& in) { in.sc.prices.electricity_usd_per_kwh = from_display(kwh, b); });
+  }
   float pue = static_cast<float>(b.pue);
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("PUE");
@@ -199,9 +208,10 @@ void price_controls(App& app) {
     const std::string hw = d.hardware;
     if (input_number(("unit price (" + cur + ")").c_str(), &price, "%.0f",
                      "one unit; volume tiers scale with it") &&
-        price >= 0)
+        price >= 0) {
       w.edit("device price",
              [&](WhatIfInputs& in) { set_device_price(in, hw, from_display(price, b)); });
+    }
   }
 }
 
@@ -323,10 +333,11 @@ void plan_tick(App& app) {
       app.plan_solving = false;
       // A result for a scenario closed meanwhile is dropped; the open one is solved next.
       if (app.plan_started_generation == app.plan_generation) {
-        if (app.plan.plan && o.plan)
+        if (app.plan.plan && o.plan) {
           app.plan_change = plan_change(*app.plan.plan, *o.plan, o.prices);
-        else
+        } else {
           app.plan_change.clear();
+        }
         app.plan_previous = std::move(app.plan);
         app.plan = std::move(o);
         const bool has_best = app.plan.plan && !app.plan.plan->pools.empty() &&

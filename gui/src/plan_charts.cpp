@@ -277,9 +277,10 @@ void load_chart(const char* id, const PlanOutcome& o, float width) {
           const double before = y > 0 ? yrs[static_cast<std::size_t>(y - 1)].devices : 0;
           const double now =
               y < static_cast<int>(yrs.size()) ? yrs[static_cast<std::size_t>(y)].devices : 0;
-          if (now - before > 0.5)
+          if (now - before > 0.5) {
             bought += fmt::format("{}+{:.0f} {}", bought.empty() ? "" : ", ", now - before,
                                   gr.parts[j]->hardware);
+          }
         }
         if (!bought.empty()) {
           q.marker(x, base, palette::yellow, Marker::diamond, 4);
