@@ -194,7 +194,7 @@ void load_chart(const char* id, const PlanOutcome& o, float width) {
       acc += serving_capacity(*p, k.redundancy, p->devices);
       levels.emplace_back(std::to_string(p->replicas) + " x " + p->hardware, acc);
     }
-    double ymax = acc;
+    double ymax = std::max(acc, gr.design_final);
     for (double v : gr.load) ymax = std::max(ymax, v);
     if (!(ymax > 0)) continue;
     ImGui::Text("Load against capacity in year %d: %s", years, gr.title.c_str());
@@ -207,6 +207,9 @@ void load_chart(const char* id, const PlanOutcome& o, float width) {
       for (int i = 0; i < 24; ++i) xs[static_cast<std::size_t>(i)] = i;
       for (std::size_t j = 0; j < levels.size(); ++j)
         p.segment(0, levels[j].second, 23, levels[j].second, cap_col[j % 4], 2.0f, j > 0);
+      // The load capacity is sized for (the peak, or the busiest hour), growth included: a
+      // class without an hourly curve is flat at its average, so the peak must be drawn apart.
+      p.segment(0, gr.design_final, 23, gr.design_final, palette::blue, 1.5f, true);
       p.line(xs, gr.load, palette::blue, 2.0f);
       for (int i = 0; i < 24; ++i) {
         const double v = gr.load[static_cast<std::size_t>(i)];
@@ -224,7 +227,7 @@ void load_chart(const char* id, const PlanOutcome& o, float width) {
       }
       p.end();
     }
-    legend_item(palette::blue, "hourly load");
+    legend_item(palette::blue, "hourly load (dashed: the design load)");
     for (std::size_t j = 0; j < levels.size(); ++j) {
       ImGui::SameLine();
       const std::string l = (j == 0 ? "capacity of " : "+ ") + levels[j].first;
