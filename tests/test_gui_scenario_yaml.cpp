@@ -70,7 +70,22 @@ void same_scenario(const spec::Scenario& a, const spec::Scenario& b) {
   CHECK(c.hardware == d.hardware);
   CHECK(c.classes == d.classes);
   CHECK(c.vendors == d.vendors);
+  CHECK(c.exclude_vendors == d.exclude_vendors);
   CHECK(c.precisions == d.precisions);
+  CHECK(c.kv_precisions == d.kv_precisions);
+  CHECK(a.output_tokens_omitted == b.output_tokens_omitted);
+  CHECK(a.prefix_reuse == b.prefix_reuse);
+  REQUIRE(a.stated_loads.size() == b.stated_loads.size());
+  for (size_t i = 0; i < a.stated_loads.size(); ++i) {
+    const auto &s = a.stated_loads[i], &t = b.stated_loads[i];
+    CHECK(s.form == t.form);
+    CHECK(s.concurrent_users == t.concurrent_users);
+    CHECK(s.think_time_s == t.think_time_s);
+    CHECK(s.documents == t.documents);
+    CHECK(s.within_hours == t.within_hours);
+    CHECK(s.runs_per_day == t.runs_per_day);
+    CHECK(s.sla_omitted == t.sla_omitted);
+  }
   CHECK(c.tp == d.tp);
   CHECK(c.max_batch == d.max_batch);
   CHECK(c.mixed_fleet == d.mixed_fleet);
@@ -98,6 +113,9 @@ void same_scenario(const spec::Scenario& a, const spec::Scenario& b) {
   CHECK(a.fleet.baseline_model == b.fleet.baseline_model);
   CHECK(a.fleet.base_classes == b.fleet.base_classes);
   CHECK(a.fleet.buffer_classes == b.fleet.buffer_classes);
+  CHECK(a.fleet.burst_hours_per_year == b.fleet.burst_hours_per_year);
+  CHECK(a.fleet.burst_events_per_year == b.fleet.burst_events_per_year);
+  CHECK(a.fleet.burst_event_hours == b.fleet.burst_event_hours);
   CHECK(a.verify_top == b.verify_top);
   CHECK(a.verify_requests == b.verify_requests);
   CHECK(a.seed == b.seed);
@@ -244,4 +262,47 @@ TEST_CASE("scenario_to_yaml writes edited values, money in USD, and rebases file
   const fs::path resolved = out.parent_path() / back->candidates.stacks[1];
   CHECK(fs::equivalent(resolved, fs::path(kData) / "examples" / "ascend-bert-tuned.stack.yaml"));
   fs::remove_all(out.parent_path().parent_path());
+}
+
+TEST_CASE("a batch job and a closed loop keep their form when their rate is edited",
+          "[unit][gui]") {
+  const std::string f = kData + "/examples/nightly-batch.yaml";
+  spec::Diagnostics diags;
+  auto sc = spec::load_scenario(f, kData, diags);
+  REQUIRE(sc);
+  REQUIRE(sc->stated_loads.size() == 1);
+  REQUIRE(sc->stated_loads[0].form == spec::StatedLoad::Form::batch);
+  // 40000 documents within 5 h: 40000 / (5 x 3600) = 2.222 req/s while the job runs.
+  CHECK(sc->classes[0].rate.peak_qps == Approx(40000.0 / (5 * 3600)));
+  const std::string as_read = spec::scenario_to_yaml(*sc);
+  CHECK(as_read.find("documents: 40000") != std::string::npos);
+  CHECK(as_read.find("peak_qps") == std::string::npos);
+  // Doubling the rate (the GUI's load factor) is twice the documents in the same 5 hours, once
+  // a day: 80000 documents, read back at 4.444 req/s.
+  sc->classes[0].rate.peak_qps *= 2;
+  sc->classes[0].rate.mean_qps *= 2;
+  const spec::Scenario back = reread(spec::scenario_to_yaml(*sc), f);
+  REQUIRE(back.stated_loads[0].form == spec::StatedLoad::Form::batch);
+  CHECK(back.stated_loads[0].documents == Approx(80000));
+  CHECK(back.stated_loads[0].runs_per_day == Approx(1));
+  CHECK(back.classes[0].rate.peak_qps == Approx(2 * 40000.0 / (5 * 3600)));
+
+  // A closed loop: 50 users thinking 10 s offer at most 50 / 10 = 5 req/s; at 1.5x, 75 users.
+  std::ifstream in(kData + "/examples/support-bot.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string open_loop = "rate: {mean_qps: 2, peak_qps: 5}";
+  REQUIRE(text.find(open_loop) != std::string::npos);
+  text.replace(text.find(open_loop), open_loop.size(),
+               "rate: {concurrent_users: 50, think_time_s: 10 s, mean_qps: 2}");
+  spec::Scenario users = reread(text, kData + "/examples/support-bot.yaml");
+  REQUIRE(users.stated_loads.at(0).form == spec::StatedLoad::Form::closed_loop);
+  CHECK(users.stated_loads[0].think_time_s == Approx(10));
+  CHECK(users.classes[0].rate.peak_qps == Approx(50.0 / 10));
+  const std::string same = spec::scenario_to_yaml(users);
+  CHECK(same.find("concurrent_users: 50") != std::string::npos);
+  users.classes[0].rate.peak_qps *= 1.5;
+  const spec::Scenario again = reread(spec::scenario_to_yaml(users), f);
+  CHECK(again.stated_loads[0].concurrent_users == Approx(75));
+  CHECK(again.classes[0].rate.peak_qps == Approx(7.5));
+  CHECK(again.classes[0].rate.mean_qps == Approx(2));
 }

@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <regex>
 
+#include <yaml-cpp/yaml.h>
+
 #include "infercap/spec/prices.hpp"
+#include "infercap/units.hpp"
 
 namespace infercap::spec {
 
@@ -327,6 +330,40 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
   return c;
 }
 
+namespace {
+
+// How a class's load was stated, read again from the class's node after read_request_class has
+// checked it (so every value here is already valid, or the class was refused).
+StatedLoad stated_load(Reader& cr) {
+  // Raw nodes: the keys were read (and checked) already; a second child Reader would report
+  // them as unknown when it finishes.
+  auto number = [](const YAML::Node& n, const char* key, Dim dim, double fallback) {
+    if (!n[key]) return fallback;
+    auto v = parse_quantity(n[key].as<std::string>(), dim);
+    return v ? *v : fallback;
+  };
+  StatedLoad s;
+  if (cr.has("batch")) {
+    const YAML::Node b = cr.raw("batch");
+    s.form = StatedLoad::Form::batch;
+    s.documents = number(b, "documents", Dim::dimensionless, 0);
+    s.within_hours = number(b, "within_hours", Dim::dimensionless, 0);
+    s.runs_per_day = number(b, "runs_per_day", Dim::dimensionless, 1);
+    s.sla_omitted = !cr.has("sla");
+  } else if (cr.has("rate")) {
+    const YAML::Node r = cr.raw("rate");
+    if (r.IsMap() && r["concurrent_users"]) {
+      s.form = StatedLoad::Form::closed_loop;
+      s.concurrent_users = number(r, "concurrent_users", Dim::dimensionless, 0);
+      s.think_time_s = number(r, "think_time_s", Dim::seconds, 0);
+      s.mean_qps = number(r, "mean_qps", Dim::dimensionless, 0);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
 Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir,
                                 Diagnostics& diags) {
   const size_t before = diags.error_count();
@@ -377,6 +414,7 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
         sc.classes.push_back(*c);
         sc.output_tokens_omitted.push_back(omitted);
         sc.prefix_reuse.push_back(prefix);
+        sc.stated_loads.push_back(stated_load(cr));
       }
     }
     for (size_t i = 0; i < sc.classes.size(); ++i) {
@@ -532,6 +570,8 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
         e->error_here("burst_events needs per_year and hours", "e.g. {per_year: 4, hours: 72}");
       if (n * h > 8760) e->error_here(fmt::format("{} events of {} h are more than a year", n, h));
       sc.fleet.burst_hours_per_year = n * h;
+      sc.fleet.burst_events_per_year = n;
+      sc.fleet.burst_event_hours = h;
       if (sc.fleet.strategy != FleetStrategy::burst)
         f->error("burst_events", "burst_events applies to strategy: burst");
     }

@@ -101,19 +101,70 @@ void sla_target(YAML::Emitter& o, const char* metric, const SlaTarget& t) {
   o << YAML::Key << fmt::format("{}_p{}_s", metric, t.percentile) << YAML::Value << num(t.limit_s);
 }
 
-void request_class(YAML::Emitter& o, const RequestClass& c) {
+bool same_rate(const ArrivalRate& a, const Result<ArrivalRate>& b) {
+  return b.ok() && a.mean_qps == b->mean_qps && a.peak_qps == b->peak_qps &&
+         a.hourly_qps == b->hourly_qps;
+}
+
+// The load as it is written: in the form it was stated. While the class's rate is still what
+// the statement implies, the statement is written unchanged; after an edit (the GUI's load
+// factor) the same form is kept with what now gives that rate: a batch job's documents and runs
+// a day from its peak and mean rates (peak = documents / (hours x 3600), mean = documents x
+// runs / 86400), a closed loop's users from its peak (peak = users / think time). A daily curve
+// has no such form, so it is written as the open-loop rate it is.
+StatedLoad load_to_write(const RequestClass& c, const StatedLoad& s) {
+  StatedLoad w = s;
+  if (s.form == StatedLoad::Form::rate || !c.rate.hourly_qps.empty() || c.rate.peak_qps <= 0) {
+    w.form = StatedLoad::Form::rate;
+    return w;
+  }
+  if (s.form == StatedLoad::Form::batch) {
+    if (same_rate(c.rate, batch_job_rate(s.documents, s.within_hours, s.runs_per_day))) return w;
+    w.documents = c.rate.peak_qps * s.within_hours * 3600;
+    const double mean = c.rate.mean_qps > 0 ? c.rate.mean_qps : c.rate.peak_qps;
+    w.runs_per_day = mean * 86400 / w.documents;
+    return w;
+  }
+  if (same_rate(c.rate, closed_loop_rate(s.concurrent_users, s.think_time_s, s.mean_qps))) return w;
+  w.concurrent_users = c.rate.peak_qps * s.think_time_s;
+  w.mean_qps = c.rate.mean_qps != c.rate.peak_qps ? c.rate.mean_qps : 0;
+  return w;
+}
+
+void request_class(YAML::Emitter& o, const RequestClass& c, const StatedLoad& stated,
+                   bool output_omitted, std::pair<double, double> prefix) {
   o << YAML::BeginMap;
   o << YAML::Key << "name" << YAML::Value << c.name;
   o << YAML::Key << "model" << YAML::Value << c.model;
   if (c.priority != 0) o << YAML::Key << "priority" << YAML::Value << c.priority;
-  o << YAML::Key << "rate" << YAML::Value << YAML::BeginMap;
-  if (c.rate.mean_qps > 0) o << YAML::Key << "mean_qps" << YAML::Value << num(c.rate.mean_qps);
-  if (c.rate.peak_qps > 0) o << YAML::Key << "peak_qps" << YAML::Value << num(c.rate.peak_qps);
-  if (!c.rate.hourly_qps.empty()) {
-    o << YAML::Key << "hourly_qps" << YAML::Value;
-    numbers(o, c.rate.hourly_qps);
+  const StatedLoad load = load_to_write(c, stated);
+  const StatedLoad::Form form = load.form;
+  if (form == StatedLoad::Form::batch) {
+    o << YAML::Key << "batch" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "documents" << YAML::Value << num(load.documents) << YAML::Key << "within_hours"
+      << YAML::Value << num(load.within_hours) << YAML::Key << "runs_per_day" << YAML::Value
+      << num(load.runs_per_day) << YAML::EndMap;
+  } else {
+    o << YAML::Key << "rate" << YAML::Value << YAML::BeginMap;
+    if (form == StatedLoad::Form::closed_loop) {
+      o << YAML::Key << "concurrent_users" << YAML::Value << num(load.concurrent_users);
+      o << YAML::Key << "think_time_s" << YAML::Value << num(load.think_time_s);
+      if (load.mean_qps > 0) o << YAML::Key << "mean_qps" << YAML::Value << num(load.mean_qps);
+    } else {
+      if (c.rate.mean_qps > 0) o << YAML::Key << "mean_qps" << YAML::Value << num(c.rate.mean_qps);
+      if (c.rate.peak_qps > 0) o << YAML::Key << "peak_qps" << YAML::Value << num(c.rate.peak_qps);
+      if (!c.rate.hourly_qps.empty()) {
+        o << YAML::Key << "hourly_qps" << YAML::Value;
+        numbers(o, c.rate.hourly_qps);
+      }
+    }
+    o << YAML::EndMap;
   }
-  o << YAML::EndMap;
+  if (prefix.first > 0 || prefix.second > 0) {
+    o << YAML::Key << "prefix" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "shared_tokens" << YAML::Value << num(prefix.first) << YAML::Key << "hit_rate"
+      << YAML::Value << num(prefix.second) << YAML::EndMap;
+  }
   o << YAML::Key << "arrival" << YAML::Value;
   switch (c.arrival.kind) {
     case ArrivalKind::poisson:
@@ -130,12 +181,16 @@ void request_class(YAML::Emitter& o, const RequestClass& c) {
       break;
   }
   length(o, "prompt_tokens", c.prompt_tokens);
-  length(o, "output_tokens", c.output_tokens);
-  o << YAML::Key << "sla" << YAML::Value << YAML::BeginMap;
-  sla_target(o, "ttft", c.sla.ttft);
-  sla_target(o, "tpot", c.sla.tpot);
-  sla_target(o, "e2e", c.sla.e2e);
-  o << YAML::EndMap;
+  // An encoder's class states no output (one pass); the reader gives it 1 token again.
+  if (!output_omitted) length(o, "output_tokens", c.output_tokens);
+  const bool no_sla = !c.sla.ttft.set() && !c.sla.tpot.set() && !c.sla.e2e.set();
+  if (!(form == StatedLoad::Form::batch && stated.sla_omitted && no_sla)) {
+    o << YAML::Key << "sla" << YAML::Value << YAML::BeginMap;
+    sla_target(o, "ttft", c.sla.ttft);
+    sla_target(o, "tpot", c.sla.tpot);
+    sla_target(o, "e2e", c.sla.e2e);
+    o << YAML::EndMap;
+  }
   o << YAML::EndMap;
 }
 
@@ -258,7 +313,13 @@ std::string scenario_to_yaml(const Scenario& sc, const PriceBook* base,
 
   o << YAML::Key << "workload" << YAML::Value << YAML::BeginMap << YAML::Key << "classes"
     << YAML::Value << YAML::BeginSeq;
-  for (const auto& c : sc.classes) request_class(o, c);
+  for (size_t i = 0; i < sc.classes.size(); ++i) {
+    const StatedLoad stated = i < sc.stated_loads.size() ? sc.stated_loads[i] : StatedLoad{};
+    const bool omitted = i < sc.output_tokens_omitted.size() && sc.output_tokens_omitted[i];
+    const auto prefix =
+        i < sc.prefix_reuse.size() ? sc.prefix_reuse[i] : std::pair<double, double>{0, 0};
+    request_class(o, sc.classes[i], stated, omitted, prefix);
+  }
   o << YAML::EndSeq << YAML::EndMap;
 
   const CandidateSelection& c = sc.candidates;
@@ -274,11 +335,19 @@ std::string scenario_to_yaml(const Scenario& sc, const PriceBook* base,
     classes(o, c.classes);
   }
   if (!c.vendors.empty()) {
-    o << YAML::Key << "vendors" << YAML::Value;
+    o << YAML::Key << c.include_vendors_key << YAML::Value;  // as the file spelled it
     strings(o, c.vendors);
+  }
+  if (!c.exclude_vendors.empty()) {
+    o << YAML::Key << "exclude_vendors" << YAML::Value;
+    strings(o, c.exclude_vendors);
   }
   o << YAML::Key << "precisions" << YAML::Value;
   strings(o, c.precisions);
+  if (!c.kv_precisions.empty()) {
+    o << YAML::Key << "kv_precisions" << YAML::Value;
+    strings(o, c.kv_precisions);
+  }
   if (!c.stacks.empty()) {
     std::vector<std::string> stacks;
     for (const auto& st : c.stacks) stacks.push_back(rebase(st, sc.file, target_path));
@@ -311,8 +380,7 @@ std::string scenario_to_yaml(const Scenario& sc, const PriceBook* base,
   o << YAML::Key << "model_changes_per_year" << YAML::Value << num(k.model_changes_per_year);
   o << YAML::EndMap;
 
-  o << YAML::Key << "objective" << YAML::Value
-    << (sc.objective == Objective::max_qps_within_budget ? "max_qps_within_budget" : "min_tco");
+  o << YAML::Key << "objective" << YAML::Value << std::string(objective_name(sc.objective));
 
   const FleetSpec& f = sc.fleet;
   o << YAML::Key << "fleet" << YAML::Value << YAML::BeginMap;
@@ -332,6 +400,11 @@ std::string scenario_to_yaml(const Scenario& sc, const PriceBook* base,
   classes(o, f.base_classes);
   o << YAML::Key << "buffer_classes" << YAML::Value;
   classes(o, f.buffer_classes);
+  if (f.burst_events_per_year > 0) {
+    o << YAML::Key << "burst_events" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << "per_year" << YAML::Value << num(f.burst_events_per_year) << YAML::Key << "hours"
+      << YAML::Value << num(f.burst_event_hours) << YAML::EndMap;
+  }
   o << YAML::EndMap;
 
   o << YAML::Key << "verify" << YAML::Value << YAML::BeginMap;

@@ -277,16 +277,30 @@ void candidate_controls(App& app) {
 
 void objective_control(App& app) {
   WhatIf& w = app.whatif;
-  int o = w.inputs().sc.objective == Objective::max_qps_within_budget ? 1 : 0;
-  const char* names[] = {"lowest TCO meeting the SLA", "most load within the capex budget"};
+  // In Objective's order (solver.hpp); each max_qps objective names the cap it sizes to.
+  const Objective all[] = {Objective::min_tco, Objective::max_qps_within_budget,
+                           Objective::max_qps_within_power, Objective::max_qps_within_rack,
+                           Objective::min_energy};
+  const char* names[] = {"lowest TCO meeting the SLA", "most load within the budget",
+                         "most load within the power cap", "most load within the rack space",
+                         "most tokens per joule meeting the SLA"};
+  int o = 0;
+  for (int i = 0; i < 5; ++i)
+    if (all[i] == w.inputs().sc.objective) o = i;
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::Combo("##objective", &o, names, 2)) {
-    w.edit("objective", [&](WhatIfInputs& in) {
-      in.sc.objective = o == 1 ? Objective::max_qps_within_budget : Objective::min_tco;
-    });
+  if (ImGui::Combo("##objective", &o, names, 5)) {
+    const Objective chosen = all[o];
+    w.edit("objective", [&](WhatIfInputs& in) { in.sc.objective = chosen; });
   }
-  if (o == 1 && w.inputs().sc.constraints.capex_budget_usd <= 0)
-    ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "needs a capex budget above");
+  const Constraints& k = w.inputs().sc.constraints;
+  const ImVec4 warn(1, 0.6f, 0.3f, 1);
+  if (all[o] == Objective::max_qps_within_budget && k.capex_budget_usd <= 0 &&
+      k.annual_budget_usd <= 0)
+    ImGui::TextColored(warn, "needs a capex or annual budget above");
+  if (all[o] == Objective::max_qps_within_power && k.power_cap_w <= 0)
+    ImGui::TextColored(warn, "needs a power cap above");
+  if (all[o] == Objective::max_qps_within_rack && k.rack_units <= 0)
+    ImGui::TextColored(warn, "needs rack units above");
 }
 
 }  // namespace

@@ -47,6 +47,19 @@ struct FleetSpec {
   std::vector<HwClass> buffer_classes = {HwClass::cpu};  ///< burst
   /// burst: `burst_events: {per_year: N, hours: H}` -> N x H hours a year above the base pool.
   double burst_hours_per_year = 0;
+  double burst_events_per_year = 0;  ///< N as stated (0 when absent), kept for writing back
+  double burst_event_hours = 0;      ///< H as stated
+};
+
+/// How a class's load was stated, kept so a writer can say it the same way: an open-loop rate
+/// (the class's ArrivalRate as read), a closed loop of users with think time, or a batch job
+/// with a deadline. The class's ArrivalRate is what these imply (workload.hpp).
+struct StatedLoad {
+  enum class Form : unsigned char { rate, closed_loop, batch };
+  Form form = Form::rate;
+  double concurrent_users = 0, think_time_s = 0, mean_qps = 0;  ///< closed_loop
+  double documents = 0, within_hours = 0, runs_per_day = 1;     ///< batch
+  bool sla_omitted = false;  ///< a batch job stated no latency SLA
 };
 
 struct Scenario {
@@ -58,6 +71,8 @@ struct Scenario {
   std::vector<bool> output_tokens_omitted;
   /// Per class: `prefix: {shared_tokens, hit_rate}` (0, 0 when absent), applied when resolving.
   std::vector<std::pair<double, double>> prefix_reuse;
+  /// Per class: how its load was stated (filled by the reader; empty means open-loop rates).
+  std::vector<StatedLoad> stated_loads;
   CandidateSelection candidates;
   ServingConfig serving;
   Constraints constraints;
