@@ -5,14 +5,14 @@ rows in the shared/benchmarks schema (plus the optional `threads` column), with 
   scripts/llama-bench-rows.py --llama-bench PATH --llama-quantize PATH --gguf-py LLAMA_CPP/gguf-py \
       --model data/models/qwen2.5-0.5b.yaml [--model ...] --hardware CATALOG_NAME \
       --out data/measurements/NAME.csv [--threads 1,2] [--types f16,bf16,q8_0,q4_0]
-      [--prompt 512] [--gen 128] [--reps 5] [--tg-repeats 3] [--work DIR] [--max-load 0.3]
+      [--prompt 512] [--gen 128] [--reps 5] [--tg-repeats 3] [--work DIR] [--max-others 0.05]
       [--layers N --vocab N]   (smoke tests only: rows are marked as such)
 
 Per model, type and thread count it runs prefill (ppN) and decode (tgN) separately; decode is
 repeated --tg-repeats times (2-thread decode on a small VM is noisy) and every repeat is a row.
-Before each llama-bench call it reads the 1-minute load average and refuses to record a row when
-another process is using the machine (load above --max-load, or another compiler running): rows
-measured on a busy machine are not ground truth. Each row's notes carry the machine (CPU model
+Before each llama-bench call it refuses to start while a compiler or linker runs, and during each
+call it counts the CPU time every other process used (/proc/stat less the call's own rusage): above
+--max-others of one core, no row is recorded. Rows measured on a busy machine are not ground truth. Each row's notes carry the machine (CPU model
 string, logical CPUs), the llama.cpp build commit llama-bench reports, the UTC time, the load
 average and the exact command. Models are written under --work (default /tmp/infercap-llama-bench)
 and never into the repository.
@@ -45,16 +45,38 @@ def cpu_model():
     return platform.processor() or "unknown CPU"
 
 
-def busy_reason(max_load):
+def busy_reason():
     """Why the machine is not quiet now, or '' when it is."""
-    load1 = os.getloadavg()[0]
-    if load1 > max_load:
-        return f"1-minute load average {load1:.2f} > {max_load}"
     out = subprocess.run(["ps", "-eo", "comm="], capture_output=True, text=True).stdout.split()
     busy = sorted({c for c in out if c in ("cc1", "cc1plus", "ld", "ninja", "make", "nvcc")})
     if busy:
         return "other work running: " + ", ".join(busy)
     return ""
+
+
+def busy_jiffies():
+    """Busy clock ticks of the whole machine so far (user+nice+system+irq+softirq+steal)."""
+    with open("/proc/stat", encoding="utf-8") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+
+
+def children_cpu_s():
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_measured(cmd):
+    """Runs cmd and returns (stdout, share): `share` is the CPU time every other process on the
+    machine used while it ran, as a fraction of the call's wall time on one core. The 1-minute
+    load average cannot tell that: it still counts the previous llama-bench call."""
+    tick = os.sysconf("SC_CLK_TCK")
+    j0, c0, t0 = busy_jiffies(), children_cpu_s(), datetime.datetime.now().timestamp()
+    out = run(cmd)
+    j1, c1, t1 = busy_jiffies(), children_cpu_s(), datetime.datetime.now().timestamp()
+    others_s = max(0.0, (j1 - j0) / tick - (c1 - c0))
+    return out, others_s / max(t1 - t0, 1e-9)
 
 
 def run(cmd):
@@ -79,7 +101,8 @@ def main():
     ap.add_argument("--reps", type=int, default=5, help="llama-bench -r")
     ap.add_argument("--tg-repeats", type=int, default=3)
     ap.add_argument("--work", default="/tmp/infercap-llama-bench")
-    ap.add_argument("--max-load", type=float, default=0.3)
+    ap.add_argument("--max-others", type=float, default=0.05,
+                    help="most CPU other processes may use during a call, as a fraction of one core")
     ap.add_argument("--id-prefix", default="LB")
     ap.add_argument("--layers", type=int, default=0)
     ap.add_argument("--vocab", type=int, default=0)
@@ -103,28 +126,37 @@ def main():
                     cmd += ["--layers", str(a.layers)]
                 if a.vocab:
                     cmd += ["--vocab", str(a.vocab)]
-                run(cmd)
+                if not os.path.exists(path):  # a model of this name and shape from an earlier run
+                    run(cmd)
                 base[src] = path
             path = base[src]
             if t not in ("f16", "bf16", "f32"):
                 path = os.path.join(a.work, f"{name}-{t}.gguf")
-                run([a.llama_quantize, base["f16"], path, t.upper()])
+                if not os.path.exists(path):
+                    run([a.llama_quantize, base["f16"], path, t.upper()])
             for threads in a.threads.split(","):
                 tests = [("pp", ["-p", str(a.prompt), "-n", "0"], 1)]
                 tests.append(("tg", ["-p", "0", "-n", str(a.gen)], a.tg_repeats))
                 for kind, args, repeats in tests:
                     for rep in range(repeats):
-                        why = busy_reason(a.max_load)
+                        why = busy_reason()
                         if why and not a.allow_busy:
                             sys.exit(f"not quiet ({why}); no row recorded. Rerun when nothing else runs.")
                         load1 = os.getloadavg()[0]
                         cmd = [a.llama_bench, "-m", path, "-t", threads, "-r", str(a.reps), "-o", "json"] + args
                         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-                        res = json.loads(run(cmd))
+                        text, others = run_measured(cmd)
+                        if others > a.max_others and not a.allow_busy:
+                            sys.exit(f"not quiet: other processes used {others:.0%} of a core during "
+                                     f"{shlex.join(cmd)}; no row recorded. Rerun when nothing else runs.")
+                        if others > a.max_others:
+                            why = why or f"other processes used {others:.0%} of a core"
+                        res = json.loads(text)
                         for r in res:
                             n = r["n_prompt"] if kind == "pp" else r["n_gen"]
                             metric = f"prefill_throughput_pp{n}" if kind == "pp" else f"decode_throughput_tg{n}"
-                            notes = (f"measured on {machine} at {when}; load1 {load1:.2f} before the call"
+                            notes = (f"measured on {machine} at {when}; load1 {load1:.2f} before the call, other processes "
+                                     f"{others:.1%} of a core during it"
                                      f"{' (BUSY: ' + why + ')' if why else ''}; llama.cpp build {r.get('build_commit')} "
                                      f"({r.get('build_number')}); llama-bench mean of {a.reps} reps, sd {r['stddev_ts']:.3g} t/s;"
                                      f" repeat {rep + 1}/{repeats}; random weights of the catalog shape written by "
