@@ -16,6 +16,10 @@ namespace infercap::cli {
 
 namespace {
 
+// Far above any model's context window (the largest are a few million tokens); a bound so that
+// no count derived from a flag overflows.
+constexpr double kMaxTokensFlag = 1e9;
+
 struct PredictArgs {
   std::string model = "llama-3.1-8b";
   std::string hardware;  // empty: the profile's hardware with --calibration, else h200
@@ -41,10 +45,14 @@ int run_predict(const PredictArgs& a) {
   }
   if (a.batch < 1)
     diags.error("", 0, 0, "--batch", fmt::format("expected a positive integer, found {}", a.batch));
-  if (a.prompt < 1)
-    diags.error("", 0, 0, "--prompt", fmt::format("expected at least 1 token, found {}", a.prompt));
-  if (a.output < 1)
-    diags.error("", 0, 0, "--output", fmt::format("expected at least 1 token, found {}", a.output));
+  // Written so that NaN fails too (every comparison with NaN is false), and infinity is refused.
+  auto tokens = [&](const char* flag, double v) {
+    if (!(v >= 1 && v <= kMaxTokensFlag))
+      diags.error("", 0, 0, flag,
+                  fmt::format("expected a token count in [1, {:g}], found {}", kMaxTokensFlag, v));
+  };
+  tokens("--prompt", a.prompt);
+  tokens("--output", a.output);
   auto dep = make_deployment(a.dep, diags);
   if (diags.has_errors()) return print_diagnostics(diags);
 
@@ -73,6 +81,14 @@ int run_predict(const PredictArgs& a) {
   auto perf = PerfModel::create(*model, *hw, *stack, *dep, profile ? &*profile : nullptr);
   if (!perf) {
     diags.error("", 0, 0, "", perf.error().message);
+    return print_diagnostics(diags);
+  }
+  // After the deployment checks, so a stack that cannot run here is named first.
+  if (model->max_context > 0 && a.prompt + a.output > static_cast<double>(model->max_context)) {
+    diags.error("", 0, 0, "--prompt",
+                fmt::format("expected --prompt + --output within {}'s context window of {} tokens, "
+                            "found {:g} + {:g}",
+                            model->name, model->max_context, a.prompt, a.output));
     return print_diagnostics(diags);
   }
   const Prediction p = predict(*perf, a.batch, a.prompt, a.output);

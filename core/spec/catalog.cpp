@@ -158,7 +158,7 @@ std::optional<Spec> resolve_in(const std::vector<Spec>& entries, std::string_vie
     return load(doc, diags, LoadOptions{}, &presets);
   }
   const auto near = near_in(entries, q, 3);
-  std::string msg = fmt::format("unknown {} '{}'", kind, q);
+  std::string msg = fmt::format("unknown {} {}", kind, quote_text(q));
   if (!near.empty()) msg += "; " + did_you_mean_text(near);
   diags.error("", 0, 0, "", msg);
   return std::nullopt;

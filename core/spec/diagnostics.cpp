@@ -82,14 +82,24 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[m];
 }
 
+std::string quote_text(std::string_view text) {
+  if (text.size() <= kMaxEchoBytes) return "'" + std::string(text) + "'";
+  std::size_t cut = kMaxEchoBytes;
+  // Back up over UTF-8 continuation bytes (10xxxxxx) so no character is split.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return "'" + std::string(text.substr(0, cut)) + "...' (" + std::to_string(text.size()) +
+         " bytes)";
+}
+
 std::vector<std::string> did_you_mean(std::string_view word,
                                       const std::vector<std::string>& candidates,
                                       std::size_t max_results) {
+  if (word.size() > kMaxSuggestBytes) return {};
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::vector<std::pair<std::size_t, std::size_t>> scored;  // (score, index)
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const std::string& c = candidates[i];
-    if (c.empty()) continue;
+    if (c.empty() || c.size() > kMaxSuggestBytes) continue;
     std::size_t score = edit_distance(word, c);
     // A word that is a (slightly misspelt) start of a candidate: "h100" -> "h100-sxm".
     if (c.size() > word.size() && !word.empty())

@@ -31,7 +31,8 @@ void read_name(Reader& r, std::string& name, std::vector<std::string>& aliases, 
   if (auto n = full ? r.required<std::string>("name") : r.optional<std::string>("name")) {
     if (!is_catalog_name(*n)) {
       r.error("name",
-              fmt::format("expected a lowercase name (letters, digits, '-', '.'), found '{}'", *n),
+              fmt::format("expected a lowercase name (letters, digits, '-', '.'), found {}",
+                          quote_text(*n)),
               "free-text names belong in aliases");
     }
     name = std::move(*n);
@@ -334,7 +335,7 @@ std::optional<Spec> load_generic(const Document& doc, Diagnostics& diags, std::s
     if (!p) return std::nullopt;
     const Spec* base = presets->find(*p);
     if (base == nullptr) {
-      r.error("preset", fmt::format("unknown {} '{}'", presets->kind, *p),
+      r.error("preset", fmt::format("unknown {} {}", presets->kind, quote_text(*p)),
               did_you_mean_text(presets->near(*p)));
       return std::nullopt;
     }

@@ -1,5 +1,7 @@
 #include "infercap/spec/reader.hpp"
 
+#include "infercap/spec/text_file.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,6 +37,9 @@ struct State {
   std::string path;
   Position pos;
   std::vector<Entry> entries;
+  // key -> index into entries: duplicate checks and lookups stay O(log n) per key, so a mapping
+  // of 100k keys is read in well under a second.
+  std::map<std::string, std::size_t, std::less<>> index;
   std::vector<std::string> asked;  // keys asked of this mapping, in order
   std::vector<std::shared_ptr<State>> children;
   bool finished = false;
@@ -67,7 +72,7 @@ std::string found_text(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "an empty value";
   if (n.IsMap()) return "a mapping";
   if (n.IsSequence()) return "a list";
-  return fmt::format("'{}'", n.Scalar());
+  return quote_text(n.Scalar());
 }
 
 std::string with_article(std::string_view noun) {
@@ -144,7 +149,18 @@ Document parse_text(std::string_view text, std::string file, Diagnostics& diags)
   Document doc;
   doc.file = std::move(file);
   try {
-    doc.root = YAML::Load(std::string(text));
+    // LoadAll, not Load: Load silently drops every document after the first, and a second
+    // document (a stray `---`) usually means two specs pasted into one file.
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    if (docs.size() > 1) {
+      const Position p = node_pos(docs[1]);
+      diags.error(doc.file, p.line, p.col, "",
+                  fmt::format("expected one YAML document, found {} (a second one starts here)",
+                              docs.size()),
+                  "put each spec in its own file");
+      return doc;
+    }
+    if (!docs.empty()) doc.root = docs.front();
     doc.ok = true;
   } catch (const YAML::Exception& e) {
     const Position p = to_pos(e.mark);
@@ -154,23 +170,12 @@ Document parse_text(std::string_view text, std::string file, Diagnostics& diags)
 }
 
 Document parse_file(const std::string& path, Diagnostics& diags) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    diags.error(path, 0, 0, "", fmt::format("cannot read the file ({})", std::strerror(err)));
+  auto text = read_text_file(path);
+  if (!text) {
+    diags.error(path, 0, 0, "", text.error().message);
     return Document{path, {}, false};
   }
-  std::string text;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) {
-    diags.error(path, 0, 0, "", "cannot read the file (read error)");
-    return Document{path, {}, false};
-  }
-  return parse_text(text, path, diags);
+  return parse_text(*text, path, diags);
 }
 
 // --- Reader --------------------------------------------------------------------------------------
@@ -193,11 +198,11 @@ std::shared_ptr<State> make_state(const YAML::Node& map, std::string path, Posit
       continue;
     }
     const std::string& key = k.Scalar();
-    auto dup = std::find_if(st->entries.begin(), st->entries.end(),
-                            [&](const Entry& e) { return e.key == key; });
-    if (dup != st->entries.end()) {
+    auto [at, fresh] = st->index.emplace(key, st->entries.size());
+    if (!fresh) {
       shared.diags->error(shared.file, kp.line, kp.col, join_path(st->path, key),
-                          fmt::format("duplicate key (first given at line {})", dup->key_pos.line));
+                          fmt::format("duplicate key (first given at line {})",
+                                      st->entries[at->second].key_pos.line));
       continue;
     }
     st->entries.push_back(Entry{key, kp, it->second, false});
@@ -236,8 +241,9 @@ Entry* lookup(Shared& sh, State& st, std::string_view key) {
     st.asked.emplace_back(key);
     sh.asked.push_back(join_path(st.path, key));
   }
-  for (auto& e : st.entries) {
-    if (e.key == key) {
+  if (auto it = st.index.find(key); it != st.index.end()) {
+    {
+      Entry& e = st.entries[it->second];
       e.used = true;
       // Scalars are located at their value; a mapping or list at its key, where it is named.
       const bool scalar = e.value.IsDefined() && e.value.IsScalar();
@@ -274,8 +280,7 @@ bool Reader::valid() const {
 }
 
 bool Reader::has(std::string_view key) const {
-  return std::any_of(state_->entries.begin(), state_->entries.end(),
-                     [&](const Entry& e) { return e.key == key; });
+  return state_->index.find(key) != state_->index.end();
 }
 
 std::vector<std::string> Reader::keys() const {
@@ -307,22 +312,38 @@ Position Reader::position() const {
 }
 
 Position Reader::position_of(std::string_view key) const {
-  for (const auto& e : state_->entries) {
-    if (e.key == key) return value_pos(e);
-  }
+  if (auto it = state_->index.find(key); it != state_->index.end())
+    return value_pos(state_->entries[it->second]);
   return state_->pos;
 }
 
-Position Reader::locate(std::string_view key_path) const {
-  std::string p(key_path);
+namespace {
+
+Position locate_in(const std::map<std::string, Position, std::less<>>& at,
+                   std::string_view key_path) {
+  std::string_view p = key_path;
   while (!p.empty()) {
-    auto it = shared_->positions.find(p);
-    if (it != shared_->positions.end()) return it->second;
+    auto it = at.find(p);
+    if (it != at.end()) return it->second;
     const auto cut = p.find_last_of(".[");
-    if (cut == std::string::npos) break;
-    p.resize(cut);
+    if (cut == std::string_view::npos) break;
+    p = p.substr(0, cut);
   }
   return {};
+}
+
+}  // namespace
+
+Position KeyPositions::locate(std::string_view key_path) const {
+  return locate_in(at, key_path);
+}
+
+Position Reader::locate(std::string_view key_path) const {
+  return locate_in(shared_->positions, key_path);
+}
+
+KeyPositions Reader::positions() const {
+  return KeyPositions{shared_->positions};
 }
 
 Diagnostics& Reader::diagnostics() const {
@@ -569,7 +590,7 @@ std::optional<std::size_t> match_choice(Shared& sh, const std::string& path, Pos
     if (allowed[i] == s) return i;
   }
   sh.diags->error(sh.file, pos.line, pos.col, path,
-                  fmt::format("expected {}, found '{}'", one_of(allowed), s),
+                  fmt::format("expected {}, found {}", one_of(allowed), quote_text(s)),
                   did_you_mean_text(did_you_mean(s, allowed)));
   return std::nullopt;
 }
@@ -693,7 +714,7 @@ bool check_header(Reader& r, std::string_view expected_kind, int supported) {
   if (auto k = r.required<std::string>("kind")) {
     if (*k != expected_kind) {
       const std::vector<std::string> expected{std::string(expected_kind)};
-      r.error("kind", fmt::format("expected '{}', found '{}'", expected_kind, *k),
+      r.error("kind", fmt::format("expected '{}', found {}", expected_kind, quote_text(*k)),
               did_you_mean_text(did_you_mean(*k, expected)));
       ok = false;
     }

@@ -16,6 +16,16 @@ namespace infercap::spec {
 
 namespace {
 
+// Ceilings on counts a scenario may ask for. They keep every replica and device count the solver
+// derives from them inside a 32-bit int (kMaxTp x the solver's replica ceiling), and the
+// simulator's work and memory bounded; each is far above any real deployment.
+constexpr int kMaxTp = 1024;                       // tensor-parallel degree of one replica
+constexpr int kMaxBatch = 1'000'000;               // sequences one replica batches
+constexpr int kMaxRedundancy = 1000;               // spare replicas per pool
+constexpr double kMaxModelChanges = 365;           // model changes per year (one a day)
+constexpr int64_t kMaxVerifyRequests = 1'000'000;  // measured requests per simulator check
+constexpr int kMaxVerifyTop = 1000;                // finalists re-checked by the simulator
+
 const std::vector<std::pair<std::string_view, HwClass>> kClassNames = {
     {"cpu", HwClass::cpu}, {"gpu", HwClass::gpu}, {"npu", HwClass::npu}, {"fpga", HwClass::fpga}};
 
@@ -58,12 +68,12 @@ std::optional<std::vector<double>> number_list(Reader& r, std::string_view key, 
   return out;
 }
 
-std::optional<std::vector<int>> int_list(Reader& r, std::string_view key, int lo) {
-  auto v = number_list(r, key, Range::at_least(lo));
+std::optional<std::vector<int>> int_list(Reader& r, std::string_view key, int lo, int hi) {
+  auto v = number_list(r, key, Range::between(lo, hi));
   if (!v) return std::nullopt;
   std::vector<int> out;
   for (double d : *v) {
-    if (d != std::floor(d) || d > 1e9) {
+    if (d != std::floor(d)) {
       r.error(key, fmt::format("expected whole numbers, found {}", d));
       return std::nullopt;
     }
@@ -484,8 +494,8 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
       }
     }
     s.stacks = c->value_or<std::vector<std::string>>("stacks", {});
-    if (auto v = int_list(*c, "tp", 1)) s.tp = *v;
-    if (auto v = int_list(*c, "max_batch", 1)) s.max_batch = *v;
+    if (auto v = int_list(*c, "tp", 1, kMaxTp)) s.tp = *v;
+    if (auto v = int_list(*c, "max_batch", 1, kMaxBatch)) s.max_batch = *v;
     s.mixed_fleet = c->value_or<bool>("mixed_fleet", true);
   } else {
     sc.candidates.all_hardware = true;
@@ -513,10 +523,10 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
     c.rack_units = k->value_or<int>("rack_units", 0, Range::non_negative());
     c.load_growth_per_year =
         k->value_or<double>("load_growth_per_year", 0, Range{-1, 100, false, true});
-    c.redundancy = k->value_or<int>("redundancy", 0, Range::non_negative());
+    c.redundancy = k->value_or<int>("redundancy", 0, Range::between(0, kMaxRedundancy));
     c.horizon_years = k->value_or<int>("horizon_years", 3, Range::between(1, 30));
     c.model_changes_per_year =
-        k->value_or<double>("model_changes_per_year", 0, Range::non_negative());
+        k->value_or<double>("model_changes_per_year", 0, Range::between(0, kMaxModelChanges));
   }
 
   sc.objective = r.enum_or<Objective>("objective",
@@ -578,13 +588,15 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
   }
 
   if (auto v = r.child("verify")) {
-    sc.verify_top = v->value_or<int>("top", sc.verify_top, Range::non_negative());
-    sc.verify_requests = v->value_or<int64_t>("requests", sc.verify_requests, Range::at_least(100));
+    sc.verify_top = v->value_or<int>("top", sc.verify_top, Range::between(0, kMaxVerifyTop));
+    sc.verify_requests = v->value_or<int64_t>("requests", sc.verify_requests,
+                                              Range::between(100, kMaxVerifyRequests));
     sc.seed = static_cast<uint64_t>(v->value_or<int64_t>("seed", 1, Range::non_negative()));
   }
   // A scenario's numbers are the user's own statement; sources are welcome but not demanded.
   r.ignore("sources");
   r.finish();
+  sc.positions = r.positions();
   if (diags.error_count() > before) {
     return Error{
         fmt::format("{}: {} error(s) in the scenario", doc.file, diags.error_count() - before)};

@@ -41,6 +41,19 @@ std::string beside_scenario(const std::string& scenario_file, const std::string&
 std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
                                          Diagnostics& diags) {
   const size_t before = diags.error_count();
+  // Every check here comes after reading: it is placed at the key it names (or its parent).
+  auto error_at = [&](const std::string& key_path, std::string message, std::string hint = {}) {
+    const Position p = sc.positions.locate(key_path);
+    diags.error(sc.file, p.line, p.col, key_path, std::move(message), std::move(hint));
+  };
+  auto place = [&](Diagnostic d, const std::string& key_path) {
+    const Position p = sc.positions.locate(key_path);
+    d.file = sc.file;
+    d.key_path = key_path;
+    d.line = p.line;
+    d.col = p.col;
+    diags.add(std::move(d));
+  };
   PlanInputs in;
   in.name = sc.name;
   in.serving = sc.serving;
@@ -63,11 +76,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
     Diagnostics local;
     auto m = cat.resolve_model(beside_scenario(sc.file, name), local);
     if (!m) {
-      for (auto d : local.items()) {
-        d.file = sc.file;
-        d.key_path = where;
-        diags.add(d);
-      }
+      for (const auto& d : local.items()) place(d, where);
       canonical[name] = "";
       return "";
     }
@@ -94,7 +103,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
       tiers[i].model = model(tiers[i].model, fmt::format("fleet.tiers[{}].model", i));
     auto pools = tiered_pools(served, tiers);
     if (!pools) {
-      diags.error(sc.file, 0, 0, "fleet.tiers", pools.error().message);
+      error_at("fleet.tiers", pools.error().message);
     } else {
       in.pools = *pools;
     }
@@ -131,11 +140,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
       Diagnostics local;
       auto h = cat.resolve_hardware(beside_scenario(sc.file, sel.hardware[i]), local);
       if (!h) {
-        for (auto d : local.items()) {
-          d.file = sc.file;
-          d.key_path = fmt::format("candidates.hardware[{}]", i);
-          diags.add(d);
-        }
+        for (const auto& d : local.items()) place(d, fmt::format("candidates.hardware[{}]", i));
         continue;
       }
       hw.push_back(*h);
@@ -180,10 +185,10 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
     in.space.hardware.push_back(h);
   }
   if (in.space.hardware.empty() && diags.error_count() == before) {
-    diags.error(sc.file, 0, 0, "candidates",
-                fmt::format("no hardware left: the class filter removed {} and the vendor filters "
-                            "{} of {} candidates",
-                            by_class, by_vendor, hw.size()));
+    error_at("candidates",
+             fmt::format("no hardware left: the class filter removed {} and the vendor filters "
+                         "{} of {} candidates",
+                         by_class, by_vendor, hw.size()));
   }
 
   for (const auto& p : sel.precisions) {
@@ -204,11 +209,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
       Diagnostics local;
       auto s = cat.resolve_stack(beside_scenario(sc.file, sel.stacks[i]), local);
       if (!s) {
-        for (auto d : local.items()) {
-          d.file = sc.file;
-          d.key_path = fmt::format("candidates.stacks[{}]", i);
-          diags.add(d);
-        }
+        for (const auto& d : local.items()) place(d, fmt::format("candidates.stacks[{}]", i));
         continue;
       }
       in.space.stacks.push_back(*s);
@@ -229,40 +230,50 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
       if (m.arch == ModelArch::encoder) {
         const auto& o = classes[i].output_tokens;
         if (!omitted && !(o.kind == LengthKind::fixed && o.value_tokens == 1)) {
-          diags.error(sc.file, 0, 0, at + ".output_tokens",
-                      fmt::format("{} is an encoder: it has no decode phase", m.name),
-                      "omit output_tokens (or give 1)");
+          error_at(at + ".output_tokens",
+                   fmt::format("{} is an encoder: it has no decode phase", m.name),
+                   "omit output_tokens (or give 1)");
         }
         if (classes[i].sla.tpot.set()) {
-          diags.error(sc.file, 0, 0, at + ".sla",
-                      fmt::format("{} is an encoder: TPOT does not apply", m.name),
-                      "bound its latency with e2e_p99_s (or ttft_p99_s)");
+          error_at(at + ".sla", fmt::format("{} is an encoder: TPOT does not apply", m.name),
+                   "bound its latency with e2e_p99_s (or ttft_p99_s)");
         }
       } else if (omitted) {
-        diags.error(sc.file, 0, 0, at + ".output_tokens",
-                    fmt::format("missing 'output_tokens': {} generates text", m.name),
-                    "a token count or {kind: ...}");
+        error_at(at + ".output_tokens",
+                 fmt::format("missing 'output_tokens': {} generates text", m.name),
+                 "a token count or {kind: ...}");
       }
     }
   }
 
-  // A request longer than the model's context window is a spec error, not a rejection.
+  // A request longer than the model's context window, or than the server's configured context
+  // (serving.max_context_tokens), is a spec error naming the limit, not a rejection.
+  const int64_t served = sc.serving.max_context_tokens;
   for (size_t i = 0; i < classes.size(); ++i) {
+    const std::string where = fmt::format("workload.classes[{}].prompt_tokens", i);
+    auto qp = quantile(classes[i].prompt_tokens, 99);
+    auto qo = quantile(classes[i].output_tokens, 99);
+    const double longest = (qp ? *qp : 0) + (qo ? *qo : 0);
     for (const auto& m : in.models) {
       if (m.name != classes[i].model || m.max_context <= 0) continue;
-      auto qp = quantile(classes[i].prompt_tokens, 99);
-      auto qo = quantile(classes[i].output_tokens, 99);
-      const double longest = (qp ? *qp : 0) + (qo ? *qo : 0);
       if (longest > static_cast<double>(m.max_context)) {
-        diags.error(sc.file, 0, 0, fmt::format("workload.classes[{}]", i),
-                    fmt::format("P99 prompt + output is {:.0f} tokens; {} has a {}-token context "
-                                "window",
-                                longest, m.name, m.max_context));
+        error_at(where,
+                 fmt::format("expected P99 prompt + output within {}'s context window of {} "
+                             "tokens, found {:.0f} tokens",
+                             m.name, m.max_context, longest),
+                 "shorten the prompts or choose a model with a longer context");
       }
+    }
+    if (served > 0 && longest > static_cast<double>(served)) {
+      error_at("serving.max_context_tokens",
+               fmt::format("expected at least the {:.0f} tokens (P99 prompt + output) of class "
+                           "'{}', found {}",
+                           longest, classes[i].name, served),
+               "raise serving.max_context_tokens, or leave it out to size for the longest request");
     }
   }
   if (diags.error_count() > before) return std::nullopt;
-  for (const auto& m : validate(in)) diags.error(sc.file, 0, 0, "", m);
+  for (const auto& m : validate(in)) error_at("", m);
   if (diags.error_count() > before) return std::nullopt;
   return in;
 }

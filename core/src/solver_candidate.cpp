@@ -31,6 +31,7 @@ void budget_constraints(const PlanInputs& in, const HardwareSpec& hw, CandidateR
   const Constraints& k = in.constraints;
   const int horizon = std::max(1, k.horizon_years);
   if (!r.priced) {
+    if (r.years.empty()) return;  // not sized (fleet_size says why), so nothing to price
     add(r, "priced", false, -1,
         fmt::format("price book '{}' has no price for '{}'", in.prices.name, hw.name),
         fmt::format("add '{}' under prices.devices", hw.name));
@@ -248,7 +249,12 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     const int working = std::max(1, r.replicas - in.constraints.redundancy);
     so.total_qps = std::min(r.design_qps, r.carried_qps) / working;
     auto sim = simulate(*e.step, e.cfg, pool.classes, so);
-    if (sim) *sim_out = *sim;
+    if (sim) {
+      *sim_out = *sim;
+    } else {
+      // Not verified (requests_measured stays 0), and the reason is kept, never swallowed.
+      sim_out->note = "the simulator refused the check: " + sim.error().message;
+    }
   }
   return r;
 }

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "solver_internal.hpp"
@@ -32,6 +33,11 @@ FleetChoice make_choice(std::string label, std::vector<CandidateRow> parts, cons
   // Priced together: porting is shared by family and volume tiers see the whole fleet.
   auto c = price_fleet(fps, in.prices);
   if (c) f.cost = *c;
+  // NaN compares false with every total: such a fleet must never win a comparison.
+  if (!std::isfinite(f.cost.tco_usd)) {
+    f.feasible = false;
+    f.note = "the fleet's total cost of ownership is not a finite amount";
+  }
   return f;
 }
 

@@ -93,7 +93,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
       r.sim_ttft_p99_s = sim.all.ttft.p99_s;
       r.sim_tpot_p99_s = sim.all.tpot.p99_s;
       r.sim_e2e_p99_s = sim.all.e2e.p99_s;
-      ++*verified;
+      if (r.verified) ++*verified;  // only rows the simulator measured count as verified
       continue;
     }
     SizeRequest req = sizing[i];
@@ -137,7 +137,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
       }
       req.extra_replicas += std::max(1, r.replicas / 4);
     }
-    ++*verified;
+    if (rows[i].verified) ++*verified;  // only rows the simulator measured count as verified
   }
   order = rank();
   for (size_t j = 0; j < order.size(); ++j) {

@@ -10,6 +10,11 @@
 
 namespace infercap::plan_detail {
 
+// The most replicas one pool may need before a candidate is refused as absurd. With the
+// scenario's ceiling on the tensor-parallel degree (1024) every device count stays inside an int;
+// a load that needs more is answered "infeasible: fleet size", never with a wrapped count.
+constexpr double kMaxReplicasPerPool = 100'000;
+
 // Sizes, powers and prices a candidate whose per-replica capacity is known.
 void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& hw,
                     const StepModel& step, const ServingConfig& cfg, CandidateRow& r,
@@ -31,7 +36,23 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
   for (int y = 0; y < horizon; ++y) {
     const double growth = std::pow(1.0 + k.load_growth_per_year, y);
     const double design_asked = design0 * growth;
-    const int needed = static_cast<int>(std::ceil(design_asked / r.max_qps_per_replica - 1e-9));
+    // Counted in double first: a huge load or growth must not wrap an int.
+    const double needed_d = std::ceil(design_asked / r.max_qps_per_replica - 1e-9);
+    if (!(std::max(needed_d, static_cast<double>(req.fixed_replicas)) + k.redundancy +
+              req.extra_replicas <=
+          kMaxReplicasPerPool)) {
+      add(r, "fleet_size", false, -1,
+          fmt::format("year {} needs {} replicas of {} x {} for {} req/s; infercap sizes at most "
+                      "{:.0f} replicas per pool",
+                      y + 1, std::isfinite(needed_d) ? fmt::format("{:.3g}", needed_d) : "too many",
+                      r.tp, hw.name, fmt::format("{:.3g}", design_asked), kMaxReplicasPerPool),
+          "check the request rate and load_growth_per_year, or choose faster hardware");
+      r.years.clear();
+      r.replicas = r.devices = r.servers = r.rack_units = 0;
+      r.priced = false;
+      return;
+    }
+    const int needed = static_cast<int>(needed_d);
     if (req.fixed_replicas > 0) {
       replicas = req.fixed_replicas;
     } else {
@@ -104,6 +125,13 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
   auto cost = price_footprint(f, in.prices);
   r.priced = cost.ok();
   if (cost) r.cost = *cost;
+  // A total that is not a number can never be recommended: it compares false with everything.
+  if (r.priced && !(std::isfinite(r.cost.tco_usd) && std::isfinite(r.cost.capex_usd))) {
+    add(r, "tco", false, -1,
+        fmt::format("the total cost of ownership of {} x {} is not a finite amount", r.devices,
+                    hw.name),
+        "check the price book and constraints.model_changes_per_year");
+  }
 }
 
 }  // namespace infercap::plan_detail

@@ -136,6 +136,16 @@ std::string with_article(std::string_view noun) {
   return fmt::format("{} {}", vowel ? "an" : "a", noun);
 }
 
+// User text echoed in a message, cut at 80 bytes (a character boundary) with its length given:
+// the same rule as spec::quote_text, which core cannot include.
+std::string quote_text(std::string_view text) {
+  constexpr std::size_t kMax = 80;
+  if (text.size() <= kMax) return fmt::format("'{}'", text);
+  std::size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("'{}...' ({} bytes)", text.substr(0, cut), text.size());
+}
+
 std::string expected_text(Dim d) {
   if (d == Dim::dimensionless) return "a plain number";
   return fmt::format("{} ({})", with_article(dim_name(d)), dim_unit(d));
@@ -255,14 +265,15 @@ Result<double> parse_quantity(std::string_view text, Dim expected) {
   const auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec == std::errc::invalid_argument || ptr == begin ||
       (plus && !num.empty() && num.front() == '-')) {
-    return Error{fmt::format("expected {}, found '{}'", expected_text(expected), s)};
+    return Error{fmt::format("expected {}, found {}", expected_text(expected), quote_text(s))};
   }
   if (ec == std::errc::result_out_of_range) {
-    return Error{fmt::format("expected {}, found '{}' (out of range)", expected_text(expected), s)};
+    return Error{fmt::format("expected {}, found {} (out of range)", expected_text(expected),
+                             quote_text(s))};
   }
   if (!std::isfinite(value)) {
-    return Error{
-        fmt::format("expected {}, found '{}' (not a finite number)", expected_text(expected), s)};
+    return Error{fmt::format("expected {}, found {} (not a finite number)", expected_text(expected),
+                             quote_text(s))};
   }
   const std::string_view unit = trim(std::string_view(ptr, static_cast<size_t>(end - ptr)));
   if (unit.empty()) return value;  // a bare number is already SI
@@ -285,18 +296,25 @@ Result<double> parse_quantity(std::string_view text, Dim expected) {
     }
     if (!near.empty()) {
       return Error{fmt::format(
-          "expected {}, found unknown unit '{}' (units are case-sensitive; did you mean '{}'?)",
-          expected_text(expected), unit, near.front())};
+          "expected {}, found unknown unit {} (units are case-sensitive; did you mean '{}'?)",
+          expected_text(expected), quote_text(unit), near.front())};
     }
-    return Error{
-        fmt::format("expected {}, found unknown unit '{}'", expected_text(expected), unit)};
+    return Error{fmt::format("expected {}, found unknown unit {}", expected_text(expected),
+                             quote_text(unit))};
   }
   if (match->dim != expected) {
     return Error{
-        fmt::format("expected {}, found '{}' ({})", expected_text(expected), unit,
+        fmt::format("expected {}, found {} ({})", expected_text(expected), quote_text(unit),
                     match->dim == Dim::dimensionless ? "a plain number" : dim_unit(match->dim))};
   }
-  return value * match->factor;
+  // Finiteness is checked again after the unit factor: "1e308 TB/s" is a finite number of a
+  // unit whose SI value is not.
+  const double si = value * match->factor;
+  if (!std::isfinite(si)) {
+    return Error{fmt::format("expected {}, found {} (out of range once converted to {})",
+                             expected_text(expected), quote_text(s), dim_unit(expected))};
+  }
+  return si;
 }
 
 namespace {

@@ -54,12 +54,23 @@ class Diagnostics {
   std::size_t errors_ = 0;
 };
 
+/// The longest user text a message echoes, and the longest word did_you_mean compares: no name
+/// or value a user means is longer, and a 10 MB typo must neither fill a terminal nor cost an
+/// edit distance over its whole length.
+inline constexpr std::size_t kMaxEchoBytes = 80;
+inline constexpr std::size_t kMaxSuggestBytes = 64;
+
+/// `text` in single quotes for a message; past kMaxEchoBytes it is cut at a character boundary
+/// and its length given: 'aaaa...' (10485760 bytes).
+std::string quote_text(std::string_view text);
+
 /// Optimal-string-alignment edit distance (insertions, deletions, substitutions and adjacent
 /// transpositions each cost 1), case-insensitive.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// Candidates close to `word`, best first, at most `max_results`. A candidate is close when its
 /// distance to `word`, or to `word` as a prefix of it (plus 1), is at most max(2, |word| / 3).
+/// A word or candidate longer than kMaxSuggestBytes is never close (so the work is bounded).
 /// Ties keep the candidates' order. Used for unknown keys, enum values and catalog names.
 std::vector<std::string> did_you_mean(std::string_view word,
                                       const std::vector<std::string>& candidates,

@@ -30,8 +30,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +85,15 @@ struct Range {
 
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
+};
+
+/// Where each key path read from a document is, kept after the reader is gone so that checks
+/// made later (against the catalog, across keys) still point at a line and column.
+struct KeyPositions {
+  std::map<std::string, Position, std::less<>> at;
+  /// The position of `key_path`, else of its nearest recorded parent ("a.b[2].c" -> "a.b[2]"
+  /// -> "a.b" -> "a"); {} if none.
+  Position locate(std::string_view key_path) const;
 };
 
 /// A numeric value that was read: where it is, so a source entry must cover it.
@@ -180,6 +191,8 @@ class Reader {
   /// Position of any key path read so far through this reader tree ("moe.experts"); the
   /// position of the nearest recorded parent path if the path itself was not read; {} if none.
   Position locate(std::string_view key_path) const;
+  /// Every key path read so far through this reader tree, with its position.
+  KeyPositions positions() const;
   Diagnostics& diagnostics() const;
 
   /// Reports a custom error at `key`'s value (or at this mapping if the key is absent).

@@ -83,6 +83,7 @@ struct Scenario {
   int verify_top = 10;
   int64_t verify_requests = 4000;
   uint64_t seed = 1;
+  KeyPositions positions;  ///< where each key was, for checks made after reading
 };
 
 /// Parses a scenario document. `data_dir` locates `prices/<name>.yaml` for `prices.file`
