@@ -19,6 +19,7 @@
 #include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/csv.hpp"
 #include "infercap/spec/profile_io.hpp"
+#include "infercap/spec/text_file.hpp"
 #include "stack_yaml.hpp"
 
 namespace infercap::cli {
@@ -102,13 +103,8 @@ double num(const json& j, const char* key, double dflt = 0) {
   if (!j.contains(key)) return dflt;
   const auto& v = j.at(key);
   if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    try {
-      return std::stod(v.get<std::string>());
-    } catch (...) {
-      return dflt;
-    }
-  }
+  // A number written as a string ("12.5" in llama-bench CSV); "nan", "inf" and text are absent.
+  if (v.is_string()) return spec::parse_csv_number(v.get<std::string>()).value_or(dflt);
   if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
   return dflt;
 }
@@ -218,14 +214,6 @@ Result<BenchImport> llama_bench_rows(const json& arr, const std::string& file,
   return out;
 }
 
-std::string slurp(const std::string& path, bool* ok) {
-  std::ifstream in(path);
-  *ok = static_cast<bool>(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 Result<BenchImport> parse_llama_bench_json(std::string_view text, const std::string& file,
@@ -258,6 +246,16 @@ Result<BenchImport> parse_llama_bench_csv(std::string_view text, const std::stri
     auto cells = spec::split_csv_line(line);
     if (header.empty()) {
       header = cells;
+      std::map<std::string, size_t> seen;
+      for (size_t i = 0; i < header.size(); ++i) {
+        auto [it, fresh] = seen.emplace(header[i], i);
+        if (!fresh) {
+          return Error{
+              fmt::format("{}:{}:{}: {}: expected each column once, found it again "
+                          "(first at column {})",
+                          file, lineno, i + 1, header[i], it->second + 1)};
+        }
+      }
       for (const char* need : {"model_type", "n_prompt", "n_gen", "avg_ts"}) {
         if (std::find(header.begin(), header.end(), need) == header.end()) {
           return Error{fmt::format("{}:{}: a llama-bench CSV header has '{}' (llama-bench -o csv)",
@@ -388,9 +386,11 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
 
 Result<BenchImport> import_benchmark_file(const std::string& path, const BenchImportOptions& opt,
                                           const spec::Catalog& catalog) {
-  bool ok = false;
-  const std::string text = slurp(path, &ok);
-  if (!ok) return Error{fmt::format("{}: cannot open the file", path)};
+  auto read = spec::read_text_file(path);
+  if (!read) return Error{fmt::format("{}: {}", path, read.error().message)};
+  std::string_view text = *read;
+  // A spreadsheet's UTF-8 byte-order mark is not part of the first cell.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   size_t first = 0;
   while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
   if (first < text.size() && text[first] == '[')

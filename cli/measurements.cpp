@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
-#include <fstream>
+#include <cmath>
 #include <map>
-#include <sstream>
 
 #include "common.hpp"
 #include "infercap/spec/csv.hpp"
+#include "infercap/spec/reader.hpp"
 
 namespace infercap::cli {
 
@@ -27,24 +26,27 @@ const std::vector<std::string> kColumns{"id",         "source",     "hardware", 
                                         "input_len",  "output_len", "batch",    "metric",
                                         "value",      "unit",       "stack",    "notes"};
 
+// Ceilings on a row's counts: far above any benchmark run, and within an int.
+constexpr int kMaxHwCount = 4096;     // devices in one measured run
+constexpr int kMaxBatch = 1'000'000;  // concurrent sequences
+constexpr double kMaxTokens = 1e9;    // prompt or output length
+
 }  // namespace
 
 std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Diagnostics& diags) {
   std::vector<MeasurementRow> rows;
-  std::ifstream in(path);
-  if (!in) {
-    diags.error(path, 0, 0, "", "cannot open the measurements file");
-    return rows;
-  }
-  std::string line;
-  int lineno = 0;
+  spec::CsvReader in(path, diags);
+  if (!in.ok()) return rows;
+  std::vector<std::string> cells;
   std::map<std::string, size_t> col;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty() || line == "\r") continue;
-    auto cells = spec::split_csv_line(line);
-    if (col.empty()) {
-      for (size_t i = 0; i < cells.size(); ++i) col[cells[i]] = i;
+  bool header = false;
+  int data_rows = 0;
+  while (in.next(cells)) {
+    const int lineno = in.line();
+    if (!header) {
+      header = true;
+      const size_t before = diags.error_count();
+      col = spec::csv_header(in, cells, diags);
       for (const auto& c : kColumns) {
         if (!col.count(c)) {
           diags.error(path, lineno, 1, c,
@@ -52,34 +54,53 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
                                   "shared/benchmarks/README.md"));
         }
       }
-      if (diags.has_errors()) return rows;
+      if (diags.error_count() > before) return rows;
       continue;
     }
+    ++data_rows;
     MeasurementRow r;
     r.file = path;
     r.line = lineno;
+    // A cell's column as a spreadsheet numbers it.
+    auto at = [&](const char* c) -> int { return static_cast<int>(col[c]) + 1; };
     auto get = [&](const char* c) -> std::string {
       const size_t i = col[c];
       return i < cells.size() ? cells[i] : std::string();
     };
     bool ok = true;
-    auto num = [&](const char* c, double& out, bool required) {
+    auto fail = [&](const char* c, std::string msg) {
+      diags.error(path, lineno, at(c), c, std::move(msg));
+      ok = false;
+    };
+    // A finite number in `range` (NaN and infinity are refused here, so every later sort and
+    // median sees only numbers).
+    auto num = [&](const char* c, double& out, bool required, const spec::Range& range) {
       const std::string s = get(c);
       if (s.empty()) {
-        if (required) {
-          diags.error(path, lineno, static_cast<int>(col[c]) + 1, c,
-                      "expected a number, found an empty cell");
-          ok = false;
-        }
+        if (required)
+          fail(c, fmt::format("expected a number {}, found an empty cell", range.describe()));
         return;
       }
-      const char* b = s.data();
-      auto [p, ec] = std::from_chars(b, b + s.size(), out);
-      if (ec != std::errc() || p != b + s.size()) {
-        diags.error(path, lineno, static_cast<int>(col[c]) + 1, c,
-                    fmt::format("expected a number, found '{}'", s));
-        ok = false;
+      const auto v = spec::parse_csv_number(s);
+      if (!v) {
+        fail(c, fmt::format("expected a finite number {}, found '{}'", range.describe(), s));
+        return;
       }
+      if (!range.contains(*v)) {
+        fail(c, fmt::format("expected a number {}, found '{}'", range.describe(), s));
+        return;
+      }
+      out = *v;
+    };
+    auto count = [&](const char* c, int& out, int hi) {
+      const std::string s = get(c);
+      if (s.empty()) return;  // defaults to 1
+      const auto v = spec::parse_csv_number(s);
+      if (!v || *v != std::floor(*v) || *v < 1 || *v > hi) {
+        fail(c, fmt::format("expected a whole number in [1, {}], found '{}'", hi, s));
+        return;
+      }
+      out = static_cast<int>(*v);
     };
     r.id = get("id");
     r.source = get("source");
@@ -90,30 +111,37 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
     r.unit = get("unit");
     r.stack = get("stack");
     r.notes = get("notes");
-    double hw_count = 1, batch = 1;
-    num("hw_count", hw_count, false);
-    num("mem_bw_gbs", r.mem_bw_gbs, false);
-    num("params_b", r.params_b, false);
-    num("input_len", r.input_len, false);
-    num("output_len", r.output_len, false);
-    num("batch", batch, false);
-    num("value", r.value, true);
-    // Optional columns beyond the shared schema.
-    if (col.count("threads")) {
-      double threads = 0;
-      num("threads", threads, false);
-      r.threads = std::max(0, static_cast<int>(threads));
-    }
-    if (col.count("tp")) {
-      double tp = 0;
-      num("tp", tp, false);
-      r.tp = std::max(0, static_cast<int>(tp));
-    }
+    count("hw_count", r.hw_count, kMaxHwCount);
+    num("mem_bw_gbs", r.mem_bw_gbs, false, spec::Range::non_negative());
+    num("params_b", r.params_b, false, spec::Range::non_negative());
+    num("input_len", r.input_len, false, spec::Range::between(0, kMaxTokens));
+    num("output_len", r.output_len, false, spec::Range::between(0, kMaxTokens));
+    count("batch", r.batch, kMaxBatch);
+    // A throughput, a latency or a power: zero or less measures nothing.
+    num("value", r.value, true, spec::Range::positive());
+    // Optional columns beyond the shared schema: whole counts (0 = not stated), a rate.
+    auto whole = [&](const char* c, int& out, int hi) {
+      double v = 0;
+      const bool was_ok = ok;
+      num(c, v, false, spec::Range::between(0, hi));
+      if (ok && v != std::floor(v)) {
+        fail(c, fmt::format("expected a whole number in [0, {}], found '{}'", hi, get(c)));
+        return;
+      }
+      if (ok || !was_ok) out = static_cast<int>(v);
+    };
+    if (col.count("threads")) whole("threads", r.threads, kMaxHwCount * 1024);
+    if (col.count("tp")) whole("tp", r.tp, kMaxHwCount);
     if (col.count("serving_mode")) r.serving_mode = get("serving_mode");
-    if (col.count("request_rate")) num("request_rate", r.request_rate, false);
-    r.hw_count = std::max(1, static_cast<int>(hw_count));
-    r.batch = std::max(1, static_cast<int>(batch));
+    if (col.count("request_rate"))
+      num("request_rate", r.request_rate, false, spec::Range::non_negative());
     if (ok) rows.push_back(std::move(r));
+  }
+  if (!header) {
+    diags.error(path, 0, 0, "", "expected a header line and data rows, found an empty file");
+  } else if (data_rows == 0 && !diags.has_errors()) {
+    diags.error(path, in.line(), 1, "",
+                "expected data rows after the header, found none (a header-only file)");
   }
   return rows;
 }
@@ -241,8 +269,11 @@ std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
         c.deployment.pp = r.hw_count;  // llama.cpp's default split: whole layers per device
       }
       const std::string& metric = r.metric;
+      // The token count a metric name ends in ("pp512" -> 512); 0 (no length) when it is not a
+      // whole number in [1, 1e9], which the checks below report.
       auto suffix_n = [&](const std::string& prefix) -> double {
-        return std::atof(metric.c_str() + prefix.size());
+        const auto v = spec::parse_csv_number(std::string_view(metric).substr(prefix.size()));
+        return v && *v >= 1 && *v <= kMaxTokens && *v == std::floor(*v) ? *v : 0;
       };
       if (metric.rfind("prefill_throughput_pp", 0) == 0) {
         c.metric = BenchMetric::prefill_tokens_per_s;
@@ -272,6 +303,10 @@ std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
       if (m.reason.empty() && (c.metric == BenchMetric::generation_tokens_per_s) &&
           c.output_tokens <= 0 && c.prompt_tokens <= 0) {
         m.reason = "generation row without a length";
+      }
+      if (m.reason.empty() && c.metric == BenchMetric::prefill_tokens_per_s &&
+          c.prompt_tokens <= 0) {
+        m.reason = "prefill row without a length (expected prefill_throughput_pp<N>)";
       }
     }
     if (m.reason.empty()) {

@@ -180,7 +180,7 @@ TEST_CASE("measurement import rejects bad rows with the place and the reason", "
     return r.error().message;
   };
   CHECK_THAT(err("kind,value,unit,source\nsum,1,s,a\n"),
-             Catch::Contains("x.csv:2: kind: expected read, copy"));
+             Catch::Contains("x.csv:2:1: kind: expected read, copy"));
   CHECK_THAT(err("kind,bytes,value,unit,source\nread,100,1,s,\n"),
              Catch::Contains("every row needs its source"));
   CHECK_THAT(err("kind,bytes,value,unit,source\nread,100,1,furlongs,a\n"),

@@ -1,5 +1,6 @@
 #include "infercap/calibration/measurement_import.hpp"
 #include "infercap/spec/csv.hpp"
+#include "infercap/spec/text_file.hpp"
 
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
@@ -77,7 +78,9 @@ std::optional<Unit> parse_unit(const std::string& u) {
 // One row as read from either format, before it becomes a Measurement.
 struct RawRow {
   std::map<std::string, std::string> cells;
-  std::string where;  // "file:line" for messages
+  std::map<std::string, std::pair<int, int>> at;  // 1-based line:col of each cell or YAML key
+  std::string file;
+  int line = 0;
 };
 
 Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
@@ -85,8 +88,11 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     const auto it = r.cells.find(k);
     return it == r.cells.end() ? std::string() : trim(it->second);
   };
+  // file:line:col: column: expected vs found, as every other diagnostic of the project.
   auto fail = [&](const std::string& col, const std::string& msg) {
-    return Error{fmt::format("{}: {}: {}", r.where, col, msg)};
+    const auto it = r.at.find(col);
+    const auto [l, c] = it != r.at.end() ? it->second : std::pair<int, int>{r.line, 1};
+    return Error{fmt::format("{}:{}:{}: {}: {}", r.file, l, c, col, msg)};
   };
   Measurement m;
   m.backend = "import";
@@ -190,6 +196,13 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
   m.p90_s = sorted[(sorted.size() * 9) / 10 == sorted.size() ? sorted.size() - 1
                                                              : (sorted.size() * 9) / 10];
   if (!samples.empty() && get("value").empty()) m.median_s = sorted[sorted.size() / 2];
+  // Huge values and unit factors can overflow to infinity or underflow to zero after the
+  // conversion; a per-call time must be a positive finite number of seconds.
+  if (!(std::isfinite(m.median_s) && m.median_s > 0)) {
+    return fail("value", fmt::format("expected a value that is a positive finite time per call "
+                                     "once converted, found '{}' {}",
+                                     get("value"), get("unit")));
+  }
   if (!get("spread").empty()) {
     const auto s = number(get("spread"));
     if (!s || *s < 0)
@@ -204,8 +217,14 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
   return m;
 }
 
-Result<ImportedMeasurements> finish(ImportedMeasurements out, const std::vector<RawRow>& rows) {
-  if (rows.empty()) return Error{"no measurement rows"};
+Result<ImportedMeasurements> finish(ImportedMeasurements out, const std::vector<RawRow>& rows,
+                                    const std::string& name) {
+  if (rows.empty()) {
+    return Error{
+        fmt::format("{}: expected measurement rows, found none (an empty or header-only "
+                    "file)",
+                    name)};
+  }
   for (const auto& r : rows) {
     std::string src;
     auto m = to_measurement(r, &src);
@@ -268,6 +287,8 @@ Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const 
   ImportedMeasurements out;
   std::vector<std::string> header;
   std::vector<RawRow> rows;
+  // A spreadsheet's UTF-8 byte-order mark is not part of the first cell.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::istringstream in{std::string(text)};
   std::string line;
   int lineno = 0;
@@ -287,6 +308,16 @@ Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const 
     auto cells = infercap::spec::split_csv_line(line);
     if (header.empty()) {
       for (auto& c : cells) c = lower(trim(c));
+      std::map<std::string, size_t> seen;
+      for (size_t i = 0; i < cells.size(); ++i) {
+        auto [it, fresh] = seen.emplace(cells[i], i);
+        if (!fresh) {
+          return Error{
+              fmt::format("{}:{}:{}: {}: expected each column once, found it again "
+                          "(first at column {})",
+                          name, lineno, i + 1, cells[i], it->second + 1)};
+        }
+      }
       for (const char* need : {"kind", "value", "unit", "source"}) {
         if (std::find(cells.begin(), cells.end(), need) == cells.end())
           return Error{fmt::format("{}:{}: the header needs a '{}' column", name, lineno, need)};
@@ -304,12 +335,16 @@ Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const 
                                header.size())};
     }
     RawRow r;
-    r.where = fmt::format("{}:{}", name, lineno);
-    for (size_t i = 0; i < cells.size(); ++i) r.cells[header[i]] = cells[i];
+    r.file = name;
+    r.line = lineno;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      r.cells[header[i]] = cells[i];
+      r.at[header[i]] = {lineno, static_cast<int>(i) + 1};
+    }
     rows.push_back(std::move(r));
   }
   if (header.empty()) return Error{fmt::format("{}: no header line", name)};
-  return finish(std::move(out), rows);
+  return finish(std::move(out), rows, name);
 }
 
 Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
@@ -358,9 +393,11 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
                                    item.Mark().line + 1)};
         }
         RawRow r;
-        r.where = fmt::format("{}:{}", name, item.Mark().line + 1);
+        r.file = name;
+        r.line = item.Mark().line + 1;
         for (const auto& c : item) {
           const std::string ck = c.first.Scalar();
+          r.at[ck] = {c.first.Mark().line + 1, c.first.Mark().column + 1};
           if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), ck) ==
               std::end(kKnownColumns))
             return Error{fmt::format("{}:{}: unknown key '{}'", name, c.first.Mark().line + 1, ck)};
@@ -380,17 +417,15 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
         return Error{fmt::format("{}:{}: {}", name, line, err)};
     }
   }
-  return finish(std::move(out), rows);
+  return finish(std::move(out), rows, name);
 }
 
 Result<ImportedMeasurements> read_measurement_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{fmt::format("{}: cannot open the file", path)};
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = infercap::spec::read_text_file(path);
+  if (!text) return Error{fmt::format("{}: {}", path, text.error().message)};
   const std::string ext = lower(path.substr(path.find_last_of('.') + 1));
-  if (ext == "csv") return parse_measurement_csv(ss.str(), path);
-  if (ext == "yaml" || ext == "yml") return parse_measurement_yaml(ss.str(), path);
+  if (ext == "csv") return parse_measurement_csv(*text, path);
+  if (ext == "yaml" || ext == "yml") return parse_measurement_yaml(*text, path);
   return Error{fmt::format("{}: expected a .csv, .yaml or .yml file", path)};
 }
 

@@ -9,6 +9,7 @@
 #include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/reader.hpp"
 #include "infercap/spec/sources.hpp"
+#include "infercap/spec/text_file.hpp"
 
 namespace infercap::spec {
 
@@ -176,13 +177,12 @@ Result<CalibrationProfile> parse_profile(std::string_view yaml_text, const std::
 }
 
 Result<CalibrationProfile> load_profile(const std::string& path, Diagnostics& diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error(path, 0, 0, "", "cannot read calibration profile");
+  auto text = read_text_file(path);
+  if (!text) {
+    diags.error(path, 0, 0, "", "calibration profile: " + text.error().message);
     return Error{path + ": cannot read calibration profile"};
   }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_profile(text, path, diags);
+  return parse_profile(*text, path, diags);
 }
 
 Result<std::string> save_profile(const CalibrationProfile& p, const std::string& path) {
