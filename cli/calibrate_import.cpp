@@ -117,6 +117,39 @@ std::string str(const json& j, const char* key) {
   return v.dump();
 }
 
+// A JSON syntax error at file:line:col (nlohmann reports the byte offset where it stopped).
+Error json_error(const std::string& file, std::string_view text, const json::exception& e) {
+  const auto* pe = dynamic_cast<const json::parse_error*>(&e);
+  if (pe == nullptr || pe->byte == 0) return Error{fmt::format("{}: not JSON: {}", file, e.what())};
+  const std::size_t end = std::min<std::size_t>(pe->byte - 1, text.size());
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return Error{fmt::format("{}:{}:{}: not JSON: {}", file, line, end - line_start + 1, e.what())};
+}
+
+// An error about `key` of a flat JSON object (a vLLM result), at file:line:col of the key's
+// first occurrence; nlohmann keeps no positions, and a vLLM result names each key once.
+Error json_key_error(const std::string& file, std::string_view text, const std::string& key,
+                     const std::string& message) {
+  const std::size_t at = text.find("\"" + key + "\"");
+  if (at == std::string_view::npos) return Error{fmt::format("{}: {}: {}", file, key, message)};
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return Error{fmt::format("{}:{}:{}: {}: {}", file, line, at - line_start + 1, key, message)};
+}
+
 // One llama-bench result (a JSON object, or a CSV row turned into one) as a measurement row.
 Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::string& file,
                                        const BenchImportOptions& opt, const spec::Catalog& catalog,
@@ -223,7 +256,7 @@ Result<BenchImport> parse_llama_bench_json(std::string_view text, const std::str
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {
-    return Error{fmt::format("{}: not JSON: {}", file, e.what())};
+    return json_error(file, text, e);
   }
   if (!j.is_array()) {
     return Error{
@@ -258,15 +291,18 @@ Result<BenchImport> parse_llama_bench_csv(std::string_view text, const std::stri
       }
       for (const char* need : {"model_type", "n_prompt", "n_gen", "avg_ts"}) {
         if (std::find(header.begin(), header.end(), need) == header.end()) {
-          return Error{fmt::format("{}:{}: a llama-bench CSV header has '{}' (llama-bench -o csv)",
-                                   file, lineno, need)};
+          return Error{
+              fmt::format("{}:{}:1: {}: expected a '{}' column in a llama-bench CSV "
+                          "header (llama-bench -o csv)",
+                          file, lineno, need, need)};
         }
       }
       continue;
     }
     if (cells.size() != header.size()) {
-      return Error{fmt::format("{}:{}: {} cells, the header has {}", file, lineno, cells.size(),
-                               header.size())};
+      return Error{fmt::format("{}:{}:{}: cells: expected {} cells (the header's), found {}", file,
+                               lineno, std::min(cells.size(), header.size()) + 1, header.size(),
+                               cells.size())};
     }
     json o = json::object();
     for (size_t i = 0; i < cells.size(); ++i) o[header[i]] = cells[i];
@@ -282,7 +318,7 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {
-    return Error{fmt::format("{}: not JSON: {}", file, e.what())};
+    return json_error(file, text, e);
   }
   if (!j.is_object()) return Error{fmt::format("{}: a vLLM result is a JSON object", file)};
   BenchImport out;
@@ -308,7 +344,12 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
   if (j.contains("request_throughput") || j.contains("mean_ttft_ms")) {
     out.format = "vllm-serving";
     const double completed = num(j, "completed");
-    if (!(completed > 0)) return Error{fmt::format("{}: 'completed' must be positive", file)};
+    if (!(completed > 0)) {
+      return json_key_error(
+          file, text, "completed",
+          fmt::format("expected a positive count of requests, found {}",
+                      j.contains("completed") ? j.at("completed").dump() : "none"));
+    }
     const double in_len = num(j, "total_input_tokens") / completed;
     const double out_len = num(j, "total_output_tokens") / completed;
     const double conc = num(j, "max_concurrency");

@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "infercap/spec/profile_io.hpp"
+#include "infercap/spec/reader.hpp"
 #include "measured_hardware.hpp"
 #include "output.hpp"
 #include "predict_report.hpp"
@@ -73,6 +74,26 @@ int run_predict(const PredictArgs& a) {
     hw = catalog.resolve_hardware("h200", diags);
   }
   if (!model || !hw) return print_diagnostics(diags);
+  // A profile measures one device: applying it to another (--hardware) would predict with the
+  // wrong physics.
+  if (profile && !a.hardware.empty() && !profile->hardware.empty()) {
+    spec::Diagnostics ignore;
+    auto measured = catalog.resolve_hardware(profile->hardware, ignore);
+    const std::string name = measured ? measured->name : profile->hardware;
+    if (name != hw->name) {
+      // Located at the profile's `hardware:` value (the profile struct keeps no positions).
+      spec::Position at;
+      spec::Document doc = spec::parse_file(a.calibration, ignore);
+      if (doc.ok && doc.root.IsMap() && doc.root["hardware"]) {
+        const auto m = doc.root["hardware"].Mark();
+        if (m.line >= 0) at = {m.line + 1, m.column + 1};
+      }
+      diags.error(a.calibration, at.line, at.col, "hardware",
+                  fmt::format("expected a profile of '{}' (--hardware), found one of '{}'",
+                              hw->name, profile->hardware),
+                  "calibrate this device, or leave out --hardware to use the profile's");
+    }
+  }
   auto stack =
       catalog.resolve_stack(a.stack.empty() ? default_stack_for(hw->hw_class) : a.stack, diags);
   if (!stack || diags.has_errors()) return print_diagnostics(diags);

@@ -138,7 +138,7 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
     if (ok) rows.push_back(std::move(r));
   }
   if (!header) {
-    diags.error(path, 0, 0, "", "expected a header line and data rows, found an empty file");
+    diags.error(path, 1, 1, "", "expected a header line and data rows, found an empty file");
   } else if (data_rows == 0 && !diags.has_errors()) {
     diags.error(path, in.line(), 1, "",
                 "expected data rows after the header, found none (a header-only file)");

@@ -2,13 +2,26 @@
 // included. The files are small variations of a valid fixture, one mistake each (a few show two
 // messages on purpose: a nested typo is both a missing and an unknown key).
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/loaders.hpp"
+#include "infercap/spec/text_file.hpp"
+
+// Last: <sys/wait.h> and <sys/stat.h> define macros that clash with names in the headers above.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace infercap::spec;
 
@@ -247,4 +260,143 @@ TEST_CASE("every file in tests/data/bad is listed above", "[unit]") {
                                     [&](const Case& c) { return f == c.file; });
     CHECK(listed);
   }
+}
+
+// --- tests/data/bad/cli: hostile inputs through the real commands ------------------------------
+// cases.tsv (written by make_cases.py, reviewed by hand) gives for each case its expected exit
+// code, what its first diagnostic locates (key: file:line:col and a key or column; file: the
+// file alone, for a directory or an empty file; flag: a command-line flag) and that line.
+
+namespace {
+
+const std::string kCli = kBad + "cli/";
+
+struct CliCase {
+  std::string name, locates, command, expected;
+  int exit = -1;
+};
+
+std::vector<CliCase> cli_cases() {
+  std::vector<CliCase> out;
+  std::ifstream in(kCli + "cases.tsv");
+  REQUIRE(in);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, '\t')) f.push_back(cell);
+    REQUIRE(f.size() == 5);
+    out.push_back({f[0], f[2], f[3], f[4], std::stoi(f[1])});
+  }
+  return out;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (auto p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+// Runs one case's command; returns (exit code, stderr).
+std::pair<int, std::string> run_cli(const CliCase& c) {
+  std::string args;
+  std::stringstream ss(c.command);
+  std::string a;
+  while (ss >> a) args += " '" + (a == "FILE" ? kCli + c.name : a) + "'";
+  const std::string cmd = std::string("INFERCAP_DATA_DIR='") + INFERCAP_SOURCE_DIR + "/data' '" +
+                          INFERCAP_CLI_PATH + "'" + args + " 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string err;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err};
+}
+
+}  // namespace
+
+TEST_CASE("every hostile input in tests/data/bad/cli gets its exit code and located message",
+          "[golden]") {
+  const auto cases = cli_cases();
+  // The issue's bar: at least 150 hostile inputs in tests/data/bad/ (this folder and the
+  // library-level cases above).
+  CHECK(cases.size() + bad_cases().size() >= 150);
+  // The message shapes, checked independently of the recorded text.
+  const std::regex key_line(
+      R"(^(infercap [a-z]+: )?FILE:[1-9][0-9]*:[1-9][0-9]*: (error: )?[A-Za-z_][^ :]*: .+)");
+  const std::regex file_line(R"(^(infercap [a-z]+: )?FILE(:[0-9]+:[0-9]+)?: (error: )?.+)");
+  const std::regex flag_line(R"(^error: --[a-z-]+: .+)");
+  size_t whole_file = 0;
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      const auto [rc, err] = run_cli(c);
+      INFO(c.command << "\n" << err);
+      CHECK(rc == c.exit);
+      // Never an internal error, a crash or a success on a hostile input.
+      CHECK(rc != 0);
+      CHECK(rc != 1);
+      const std::string expected =
+          replace_all(replace_all(c.expected, "FILE", kCli + c.name), "SRC", INFERCAP_SOURCE_DIR);
+      CHECK(err.find(expected) != std::string::npos);
+      if (c.locates == "key") {
+        CHECK(std::regex_match(c.expected, key_line));
+      } else if (c.locates == "flag") {
+        CHECK(std::regex_match(c.expected, flag_line));
+      } else {
+        REQUIRE(c.locates == "file");
+        CHECK(std::regex_match(c.expected, file_line));
+      }
+    }
+    if (c.locates == "file") ++whole_file;
+  }
+  // Only whole-file problems (a directory, an empty file, JSON without a position) go
+  // without a line and column.
+  CHECK(whole_file <= 8);
+}
+
+TEST_CASE("every input in tests/data/bad/cli is a case of cases.tsv", "[unit]") {
+  const auto cases = cli_cases();
+  for (const auto& e : std::filesystem::directory_iterator(kCli)) {
+    const std::string f = e.path().filename().string();
+    if (f == "cases.tsv" || f == "make_cases.py") continue;
+    INFO(f);
+    CHECK(std::any_of(cases.begin(), cases.end(), [&](const CliCase& c) { return c.name == f; }));
+  }
+}
+
+TEST_CASE("a FIFO or a device read as a spec stops at the size limit", "[unit]") {
+  // /dev/zero never ends: the read stops at the limit with a message, not an allocation failure.
+  auto z = read_text_file("/dev/zero", 1 << 20);
+  REQUIRE_FALSE(z);
+  CHECK(z.error().message ==
+        "expected at most 1 MiB, found more (not a regular file, or still growing); stopped "
+        "reading at the limit");
+  Diagnostics d;
+  const Document doc = parse_file("/dev/null", d);  // a device that is empty: an empty document
+  CHECK(doc.ok);
+  // A directory is refused before any read.
+  auto dir = read_text_file(kBad);
+  REQUIRE_FALSE(dir);
+  CHECK(dir.error().message == "expected a file, found a directory");
+  // A FIFO fed more than the limit by another thread.
+  const std::string fifo = "/tmp/infercap-test-fifo-" + std::to_string(::getpid());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] {
+    std::FILE* w = std::fopen(fifo.c_str(), "wb");
+    if (w == nullptr) return;
+    const std::string chunk(65536, 'a');
+    for (int i = 0; i < 32; ++i)  // 2 MiB, or until the reader stops
+      if (std::fwrite(chunk.data(), 1, chunk.size(), w) != chunk.size()) break;
+    std::fclose(w);
+  });
+  ::signal(SIGPIPE, SIG_IGN);
+  auto f = read_text_file(fifo, 1 << 20);
+  writer.join();
+  ::unlink(fifo.c_str());
+  REQUIRE_FALSE(f);
+  CHECK(f.error().message.rfind("expected at most 1 MiB", 0) == 0);
 }

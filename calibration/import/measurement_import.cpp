@@ -260,8 +260,7 @@ bool set_header(ImportedMeasurements& out, const std::string& key, const std::st
     out.provenance.notes = value;
   } else {
     *err = fmt::format(
-        "unknown header key '{}' (hardware, cache_bytes, machine, date, command, "
-        "notes)",
+        "{}: unknown header key '{}' (hardware, cache_bytes, machine, date, command, notes)", key,
         key);
     return false;
   }
@@ -301,7 +300,7 @@ Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const 
       if (header.empty() && colon != std::string::npos) {
         std::string err;
         if (!set_header(out, trim(t.substr(1, colon - 1)), trim(t.substr(colon + 1)), &err))
-          return Error{fmt::format("{}:{}: {}", name, lineno, err)};
+          return Error{fmt::format("{}:{}:1: {}", name, lineno, err)};
       }
       continue;
     }
@@ -319,20 +318,24 @@ Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const 
         }
       }
       for (const char* need : {"kind", "value", "unit", "source"}) {
-        if (std::find(cells.begin(), cells.end(), need) == cells.end())
-          return Error{fmt::format("{}:{}: the header needs a '{}' column", name, lineno, need)};
+        if (std::find(cells.begin(), cells.end(), need) == cells.end()) {
+          return Error{
+              fmt::format("{}:{}:1: {}: the header needs a '{}' column", name, lineno, need, need)};
+        }
       }
-      for (const auto& c : cells) {
-        if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), c) ==
+      for (size_t i = 0; i < cells.size(); ++i) {
+        if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), cells[i]) ==
             std::end(kKnownColumns))
-          return Error{fmt::format("{}:{}: unknown column '{}'", name, lineno, c)};
+          return Error{fmt::format("{}:{}:{}: {}: unknown column '{}'", name, lineno, i + 1,
+                                   cells[i], cells[i])};
       }
       header = cells;
       continue;
     }
     if (cells.size() > header.size()) {
-      return Error{fmt::format("{}:{}: {} cells, the header has {}", name, lineno, cells.size(),
-                               header.size())};
+      return Error{fmt::format("{}:{}:{}: {}: expected at most {} cells (the header's), found {}",
+                               name, lineno, header.size() + 1, "cells", header.size(),
+                               cells.size())};
     }
     RawRow r;
     r.file = name;
@@ -351,9 +354,16 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
                                                     const std::string& name) {
   YAML::Node doc;
   try {
-    doc = YAML::Load(std::string(text));
+    const auto docs = YAML::LoadAll(std::string(text));
+    if (docs.size() > 1) {
+      const auto m = docs[1].Mark();
+      return Error{fmt::format("{}:{}:{}: expected one YAML document, found {}", name, m.line + 1,
+                               m.column + 1, docs.size())};
+    }
+    if (!docs.empty()) doc = docs.front();
   } catch (const YAML::Exception& e) {
-    return Error{fmt::format("{}:{}: {}", name, e.mark.line + 1, e.msg)};
+    return Error{fmt::format("{}:{}:{}: malformed YAML: {}", name, e.mark.line + 1,
+                             e.mark.column + 1, e.msg)};
   }
   if (!doc.IsMap()) return Error{fmt::format("{}: expected a mapping at the top", name)};
   ImportedMeasurements out;
@@ -362,35 +372,37 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
   for (const auto& kv : doc) {
     const std::string key = kv.first.Scalar();
     const int line = kv.first.Mark().line + 1;
+    const int col = kv.first.Mark().column + 1;
     if (key == "kind") {
       if (scalar(kv.second) != "calibration-measurements") {
-        return Error{fmt::format("{}:{}: kind: expected calibration-measurements, found '{}'", name,
-                                 line, scalar(kv.second))};
+        return Error{fmt::format("{}:{}:{}: kind: expected calibration-measurements, found '{}'",
+                                 name, line, col, scalar(kv.second))};
       }
     } else if (key == "schema_version") {
       if (scalar(kv.second) != "1") {
-        return Error{fmt::format("{}:{}: schema_version: expected 1, found '{}'", name, line,
-                                 scalar(kv.second))};
+        return Error{fmt::format("{}:{}:{}: schema_version: expected 1, found '{}'", name, line,
+                                 col, scalar(kv.second))};
       }
     } else if (key == "provenance") {
       if (!kv.second.IsMap())
-        return Error{fmt::format("{}:{}: provenance: expected a mapping", name, line)};
+        return Error{fmt::format("{}:{}:{}: provenance: expected a mapping", name, line, col)};
       for (const auto& p : kv.second) {
         const std::string pk = p.first.Scalar();
         std::string err;
         if (pk == "hardware" || pk == "cache_bytes" ||
             !set_header(out, pk, scalar(p.second), &err)) {
-          return Error{fmt::format("{}:{}: provenance: {}", name, p.first.Mark().line + 1,
+          return Error{fmt::format("{}:{}:{}: provenance.{}: {}", name, p.first.Mark().line + 1,
+                                   p.first.Mark().column + 1, pk,
                                    err.empty() ? "unknown key '" + pk + "'" : err)};
         }
       }
     } else if (key == "measurements") {
       if (!kv.second.IsSequence())
-        return Error{fmt::format("{}:{}: measurements: expected a list", name, line)};
+        return Error{fmt::format("{}:{}:{}: measurements: expected a list", name, line, col)};
       for (const auto& item : kv.second) {
         if (!item.IsMap()) {
-          return Error{fmt::format("{}:{}: measurements: expected a mapping per row", name,
-                                   item.Mark().line + 1)};
+          return Error{fmt::format("{}:{}:{}: measurements: expected a mapping per row", name,
+                                   item.Mark().line + 1, item.Mark().column + 1)};
         }
         RawRow r;
         r.file = name;
@@ -400,7 +412,8 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
           r.at[ck] = {c.first.Mark().line + 1, c.first.Mark().column + 1};
           if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), ck) ==
               std::end(kKnownColumns))
-            return Error{fmt::format("{}:{}: unknown key '{}'", name, c.first.Mark().line + 1, ck)};
+            return Error{fmt::format("{}:{}:{}: {}: unknown key '{}'", name,
+                                     c.first.Mark().line + 1, c.first.Mark().column + 1, ck, ck)};
           if (ck == "samples" && c.second.IsSequence()) {
             std::string joined;
             for (const auto& s : c.second) joined += (joined.empty() ? "" : ";") + scalar(s);
@@ -414,7 +427,7 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
     } else {
       std::string err;
       if (!set_header(out, key, scalar(kv.second), &err))
-        return Error{fmt::format("{}:{}: {}", name, line, err)};
+        return Error{fmt::format("{}:{}:{}: {}", name, line, col, err)};
     }
   }
   return finish(std::move(out), rows, name);

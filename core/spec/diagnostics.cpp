@@ -16,7 +16,17 @@ std::string format(const Diagnostic& d) {
     out += ": ";
   }
   out += d.severity == Severity::error ? "error: " : "warning: ";
-  if (!d.key_path.empty()) out += d.key_path + ": ";
+  if (!d.key_path.empty()) {
+    // A key path comes from the user's keys: cut like any echoed text (a character boundary).
+    if (d.key_path.size() <= 2 * kMaxEchoBytes) {
+      out += d.key_path;
+    } else {
+      std::size_t cut = kMaxEchoBytes;
+      while (cut > 0 && (static_cast<unsigned char>(d.key_path[cut]) & 0xC0) == 0x80) --cut;
+      out += d.key_path.substr(0, cut) + "...";
+    }
+    out += ": ";
+  }
   out += d.message;
   if (!d.hint.empty()) out += " (" + d.hint + ")";
   return out;
@@ -24,7 +34,16 @@ std::string format(const Diagnostic& d) {
 
 void Diagnostics::add(Diagnostic d) {
   if (d.severity == Severity::error) ++errors_;
-  items_.push_back(std::move(d));
+  // Counted but not kept past the limit: a file with a million bad values must not print (or
+  // hold) a million lines.
+  if (items_.size() < kMaxDiagnostics) {
+    items_.push_back(std::move(d));
+  } else if (items_.size() == kMaxDiagnostics) {
+    items_.push_back(Diagnostic{
+        d.file, 0, 0, "",
+        fmt::format("more problems follow; only the first {} are shown", kMaxDiagnostics), "",
+        Severity::warning});
+  }
 }
 
 void Diagnostics::error(std::string file, int line, int col, std::string key_path,

@@ -3,8 +3,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <regex>
 
 #include <yaml-cpp/yaml.h>
@@ -25,6 +27,8 @@ constexpr int kMaxRedundancy = 1000;               // spare replicas per pool
 constexpr double kMaxModelChanges = 365;           // model changes per year (one a day)
 constexpr int64_t kMaxVerifyRequests = 1'000'000;  // measured requests per simulator check
 constexpr int kMaxVerifyTop = 1000;                // finalists re-checked by the simulator
+// Token lengths: far above any context window (the longest are a few million tokens).
+const Range kLengthRange = Range::between(1, 1e9);
 
 const std::vector<std::pair<std::string_view, HwClass>> kClassNames = {
     {"cpu", HwClass::cpu}, {"gpu", HwClass::gpu}, {"npu", HwClass::npu}, {"fpga", HwClass::fpga}};
@@ -112,9 +116,9 @@ std::optional<LengthDist> read_length(Reader& r, std::string_view key) {
   };
   if (n.IsScalar()) {
     auto v = parse_quantity(n.Scalar(), Dim::dimensionless);
-    if (!v || !(*v >= 1)) {
-      r.error(key, fmt::format("expected a token count >= 1 or a mapping with kind:, found '{}'",
-                               n.Scalar()));
+    if (!v || !kLengthRange.contains(*v)) {
+      r.error(key, fmt::format("expected a token count {} or a mapping with kind:, found {}",
+                               kLengthRange.describe(), quote_text(n.Scalar())));
       return std::nullopt;
     }
     return check(fixed_length(*v));
@@ -129,12 +133,12 @@ std::optional<LengthDist> read_length(Reader& r, std::string_view key) {
   if (!kind) return std::nullopt;
   switch (*kind) {
     case LengthKind::fixed: {
-      auto t = c->required<double>("tokens", Range::at_least(1));
+      auto t = c->required<double>("tokens", kLengthRange);
       return t ? check(fixed_length(*t)) : std::nullopt;
     }
     case LengthKind::uniform: {
-      auto lo = c->required<double>("min", Range::at_least(1));
-      auto hi = c->required<double>("max", Range::at_least(1));
+      auto lo = c->required<double>("min", kLengthRange);
+      auto hi = c->required<double>("max", kLengthRange);
       return lo && hi ? check(uniform_length(*lo, *hi)) : std::nullopt;
     }
     case LengthKind::exponential: {
@@ -143,16 +147,16 @@ std::optional<LengthDist> read_length(Reader& r, std::string_view key) {
     }
     case LengthKind::lognormal: {
       if (c->has("p50") || c->has("p90")) {
-        auto p50 = c->required<double>("p50", Range::at_least(1));
-        auto p90 = c->required<double>("p90", Range::at_least(1));
+        auto p50 = c->required<double>("p50", kLengthRange);
+        auto p90 = c->required<double>("p90", kLengthRange);
         return p50 && p90 ? check(lognormal_length_p50_p90(*p50, *p90)) : std::nullopt;
       }
-      auto m = c->required<double>("mean", Range::at_least(1));
+      auto m = c->required<double>("mean", kLengthRange);
       auto s = c->required<double>("sigma", Range::positive());
       return m && s ? check(lognormal_length_mean_sigma(*m, *s)) : std::nullopt;
     }
     case LengthKind::histogram: {
-      auto t = number_list(*c, "tokens", Range::at_least(1));
+      auto t = number_list(*c, "tokens", kLengthRange);
       auto w = number_list(*c, "weights", Range::non_negative());
       if (!c->has("tokens")) c->error_here("a histogram needs tokens: [...]");
       if (!c->has("weights")) c->error_here("a histogram needs weights: [...]");
@@ -168,10 +172,20 @@ void read_sla(Reader& s, Sla& sla) {
   for (const auto& key : s.keys()) {
     std::smatch m;
     if (!std::regex_match(key, m, re)) continue;  // finish() reports it as unknown
-    const double pct = std::stod(m[2].str());
+    // The regex admits any digit string ("p999...9"): parsed without throwing, and a value
+    // that is not a number in (0, 100) is reported below like any other bad percentile.
+    double pct = std::numeric_limits<double>::quiet_NaN();
+    {
+      const std::string t = m[2].str();
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+      if (ec == std::errc() && ptr == t.data() + t.size()) pct = v;
+    }
     auto limit = s.required<double>(key, Range::positive());
     if (!(pct > 0 && pct < 100)) {
-      s.error(key, fmt::format("percentile {} is outside (0, 100)", m[2].str()),
+      s.error(key,
+              fmt::format("percentile {} is outside (0, 100)",
+                          m[2].str().size() > 12 ? quote_text(m[2].str()) : m[2].str()),
               "write p50, p90, p99 or p99.9");
       continue;
     }

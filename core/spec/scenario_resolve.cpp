@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -259,16 +260,16 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
       if (longest > static_cast<double>(m.max_context)) {
         error_at(where,
                  fmt::format("expected P99 prompt + output within {}'s context window of {} "
-                             "tokens, found {:.0f} tokens",
-                             m.name, m.max_context, longest),
+                             "tokens, found {:.7g} tokens",
+                             m.name, m.max_context, std::ceil(longest)),
                  "shorten the prompts or choose a model with a longer context");
       }
     }
     if (served > 0 && longest > static_cast<double>(served)) {
       error_at("serving.max_context_tokens",
-               fmt::format("expected at least the {:.0f} tokens (P99 prompt + output) of class "
+               fmt::format("expected at least the {:.7g} tokens (P99 prompt + output) of class "
                            "'{}', found {}",
-                           longest, classes[i].name, served),
+                           std::ceil(longest), classes[i].name, served),
                "raise serving.max_context_tokens, or leave it out to size for the longest request");
     }
   }

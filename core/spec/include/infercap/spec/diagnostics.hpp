@@ -29,6 +29,10 @@ struct Diagnostic {
 /// The one-line form described above.
 std::string format(const Diagnostic& d);
 
+/// At most this many diagnostics are kept (and printed); the rest are counted. One more line
+/// says that more followed.
+inline constexpr std::size_t kMaxDiagnostics = 200;
+
 class Diagnostics {
  public:
   void add(Diagnostic d);
