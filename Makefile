@@ -1,11 +1,14 @@
 # make run  : install what is missing, build (Release), run the main job on the default example
 # make test : the same set-up, then every test (ctest)
+# make test-sanitize : every test again under AddressSanitizer + UndefinedBehaviorSanitizer
+#              (float-cast-overflow included) + LeakSanitizer, in its own build folder; only the
+#              targets the tests run are built (no GUI, benches or CUDA), to keep CI short
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 WERROR  ?= $(if $(CI),ON,OFF)
 INFERCAP = $(BUILD)/cli/infercap
 
-.PHONY: all deps configure build run test bench format tidy clean
+.PHONY: all deps configure build run test test-sanitize bench format tidy clean
 
 all: build
 
@@ -25,6 +28,25 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Any sanitizer report fails the run: UBSan halts on the first finding instead of printing and
+# going on, LeakSanitizer runs at every exit (the CLI the golden tests start included).
+SANITIZE_BUILD ?= build-sanitize
+SANITIZE_FLAGS = -fsanitize=address,undefined,float-cast-overflow \
+                 -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
+SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+               UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+               LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp
+
+$(SANITIZE_BUILD)/CMakeCache.txt:
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERCAP_WERROR=$(WERROR) \
+	  -DINFERCAP_BUILD_GUI=OFF -DINFERCAP_BUILD_BENCH=OFF -DINFERCAP_WITH_CUDA=OFF \
+	  -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
+
+test-sanitize: deps $(SANITIZE_BUILD)/CMakeCache.txt
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target infercap infercap_tests
+	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	$(BUILD)/bench/infercap_bench

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace infercap::cli {
 
@@ -51,8 +52,50 @@ std::string cell_plain(const Cell& c) {
       c);
 }
 
+// A spreadsheet runs a cell that starts with = + - @ (or a tab or carriage return before one) as
+// a formula: text from a spec ("=HYPERLINK(...)" as a class name) is written with a leading
+// apostrophe, which spreadsheets show as text. Numbers are not text and stay as they are.
+std::string csv_text(const Cell& c) {
+  std::string s = cell_plain(c);
+  if (std::holds_alternative<std::string>(c) && !s.empty() &&
+      std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos)
+    s.insert(s.begin(), '\'');
+  return s;
+}
+
+// Markdown (and the HTML a Markdown viewer passes through): a '|' would split a table cell, a
+// '<' can open a tag or an unclosed comment that hides the rest of the document, a newline would
+// end the table row; '&' is escaped so that text such as "&lt;" stays literal.
+std::string md_escape_impl(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '|':
+        out += "\\|";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
 std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char ch : s) {
     if (ch == '"') out += '"';
@@ -62,6 +105,16 @@ std::string csv_escape(const std::string& s) {
 }
 
 }  // namespace
+
+std::string md_escape(std::string_view s) {
+  return md_escape_impl(s);
+}
+
+std::string json_text(const nlohmann::json& j) {
+  // Bytes that are not UTF-8 (from a command-line argument, say: files are checked when read)
+  // become U+FFFD instead of an exception from the printer.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string render_cell_human(const Cell& c, Dim d) {
   if (const double* v = std::get_if<double>(&c)) {
@@ -88,29 +141,29 @@ std::string render(const ResultTable& t, Format f) {
   std::string out;
   switch (f) {
     case Format::json:
-      return t.to_json().dump(2) + "\n";
+      return json_text(t.to_json()) + "\n";
     case Format::csv: {
       for (size_t i = 0; i < t.columns.size(); ++i) {
         out += (i ? "," : "") + csv_escape(t.columns[i].name);
       }
       out += "\n";
       for (const auto& r : t.rows) {
-        for (size_t i = 0; i < r.size(); ++i) out += (i ? "," : "") + csv_escape(cell_plain(r[i]));
+        for (size_t i = 0; i < r.size(); ++i) out += (i ? "," : "") + csv_escape(csv_text(r[i]));
         out += "\n";
       }
       return out;
     }
     case Format::md: {
-      if (!t.title.empty()) out += "### " + t.title + "\n\n";
+      if (!t.title.empty()) out += "### " + md_escape(t.title) + "\n\n";
       out += "|";
-      for (const auto& c : t.columns) out += " " + c.name + " |";
+      for (const auto& c : t.columns) out += " " + md_escape(c.name) + " |";
       out += "\n|";
       for (size_t i = 0; i < t.columns.size(); ++i) out += "---|";
       out += "\n";
       for (const auto& r : t.rows) {
         out += "|";
         for (size_t i = 0; i < r.size(); ++i)
-          out += " " + render_cell_human(r[i], t.columns[i].dim) + " |";
+          out += " " + md_escape(render_cell_human(r[i], t.columns[i].dim)) + " |";
         out += "\n";
       }
       return out;

@@ -39,4 +39,12 @@ struct ResultTable {
 std::string render(const ResultTable& t, Format f);
 std::string render_cell_human(const Cell& c, Dim d);
 
+/// User text escaped for a Markdown table cell or heading: '|', '<', '>' and '&' become
+/// "\|", "&lt;", "&gt;", "&amp;" (so an unclosed "<!--" cannot hide the rest of a report) and
+/// line breaks become spaces.
+std::string md_escape(std::string_view s);
+
+/// Indented JSON; bytes that are not UTF-8 become U+FFFD instead of an exception.
+std::string json_text(const nlohmann::json& j);
+
 }  // namespace infercap::cli

@@ -115,7 +115,7 @@ nlohmann::json prediction_json(const Prediction& p, const PerfModel& perf) {
 }
 
 std::string render_prediction(const Prediction& p, const PerfModel& perf, Format f) {
-  if (f == Format::json) return prediction_json(p, perf).dump(2) + "\n";
+  if (f == Format::json) return json_text(prediction_json(p, perf)) + "\n";
   const auto& md = perf.model();
   const auto& d = perf.deployment();
   std::string out;

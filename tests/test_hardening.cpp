@@ -5,14 +5,21 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "infercap/solver.hpp"
+#include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/csv.hpp"
 #include "infercap/spec/diagnostics.hpp"
 #include "infercap/spec/scenario.hpp"
+#include "infercap/spec/text_file.hpp"
 #include "infercap/units.hpp"
+#include "output.hpp"
+
+// Last: <unistd.h> (getpid) after the headers above.
+#include <unistd.h>
 
 using namespace infercap;
 
@@ -230,4 +237,70 @@ TEST_CASE("a mapping of 100k keys is read and its duplicates found", "[unit]") {
   auto r = spec::Reader::root(doc, d);
   CHECK(r.has("k99999"));
   CHECK(d.format() == "many.yaml:100001:1: error: k7: duplicate key (first given at line 8)\n");
+}
+
+TEST_CASE("printers escape user text for the format it lands in", "[unit]") {
+  cli::ResultTable t;
+  t.title = "plan <!-- for | ops";
+  t.columns = {{"name", Dim::dimensionless}, {"qps", Dim::dimensionless}};
+  t.add({std::string("=HYPERLINK(\"http://x\")"), -5.0});
+  t.add({std::string("a|b\n<script>"), 2.0});
+  t.add({std::string("\xFF\xFEnot utf-8"), 1.0});
+  // CSV: a text cell starting with '=' gets an apostrophe (not run as a formula); a number
+  // stays a number even when negative; quotes are doubled inside a quoted cell.
+  const std::string csv = cli::render(t, cli::Format::csv);
+  CHECK(csv.find("\"'=HYPERLINK(\"\"http://x\"\")\",-5\n") != std::string::npos);
+  // Markdown: '|' cannot split the cell, '<' cannot open a comment or a tag, no raw newline.
+  const std::string md = cli::render(t, cli::Format::md);
+  CHECK(md.find("### plan &lt;!-- for \\| ops") != std::string::npos);
+  CHECK(md.find("| a\\|b &lt;script&gt; |") != std::string::npos);
+  CHECK(md.find("<!--") == std::string::npos);
+  // JSON: bytes that are not UTF-8 become U+FFFD instead of an exception.
+  std::string json;
+  REQUIRE_NOTHROW(json = cli::render(t, cli::Format::json));
+  CHECK(json.find("\xEF\xBF\xBD\xEF\xBF\xBDnot utf-8") != std::string::npos);
+}
+
+TEST_CASE("a spec or CSV that is not UTF-8 is an error at the byte", "[unit]") {
+  spec::Diagnostics d;
+  auto doc = spec::parse_text("name: ok\ndescription: caf\xE9\n", "latin1.yaml", d);
+  CHECK_FALSE(doc.ok);
+  CHECK(d.format() ==
+        "latin1.yaml:2:17: error: expected UTF-8 text, found the byte 0xE9 (save the file as "
+        "UTF-8)\n");
+  CHECK(spec::invalid_utf8_at("caf\xC3\xA9 \xE4\xB8\xAD \xF0\x9F\x98\x80") == std::string::npos);
+  CHECK(spec::invalid_utf8_at("\xC0\xAF") == 0);          // overlong '/'
+  CHECK(spec::invalid_utf8_at("ab\xED\xA0\x80") == 2);    // a surrogate
+  CHECK(spec::invalid_utf8_at("\xF4\x90\x80\x80") == 0);  // above U+10FFFF
+  CHECK(spec::invalid_utf8_at("x\xE4\xB8") == 1);         // cut short
+}
+
+TEST_CASE("writing over a symlink or a read-only file is refused unless forced", "[unit]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("infercap-aw-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string target = (dir / "target.yaml").string();
+  const std::string link = (dir / "link.yaml").string();
+  REQUIRE(spec::write_file_atomically(target, "a: 1\n").ok());
+  fs::create_symlink(target, link);
+  auto w = spec::write_file_atomically(link, "b: 2\n");
+  REQUIRE_FALSE(w);
+  CHECK(w.error().message == "refusing to replace " + link +
+                                 ": it is a symbolic link (pass --force to replace the link "
+                                 "with a file)");
+  CHECK(fs::is_symlink(link));
+  CHECK(spec::write_file_atomically(link, "b: 2\n", true).ok());
+  CHECK_FALSE(fs::is_symlink(link));
+  fs::permissions(target, fs::perms::owner_read);
+  auto ro = spec::write_file_atomically(target, "c: 3\n");
+  REQUIRE_FALSE(ro);
+  CHECK(ro.error().message.rfind("refusing to overwrite " + target + ": the file is read-only",
+                                 0) == 0);
+  CHECK(spec::write_file_atomically(target, "c: 3\n", true).ok());
+  // A failure names the real path and the reason, never the temporary file.
+  auto missing = spec::write_file_atomically((dir / "no-such-dir" / "x.yaml").string(), "x");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message == "cannot write " + (dir / "no-such-dir" / "x.yaml").string() +
+                                       " (No such file or directory)");
+  fs::remove_all(dir);
 }

@@ -1,5 +1,7 @@
 #include "infercap/spec/csv.hpp"
 
+#include "infercap/spec/text_file.hpp"
+
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -120,6 +122,21 @@ bool CsvReader::next(std::vector<std::string>& cells) {
       if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // UTF-8 byte-order mark
     }
     if (line.empty() || line == "\r") continue;
+    if (const std::size_t bad = invalid_utf8_at(line); bad != std::string::npos) {
+      // Placed at its cell, numbered as every other CSV diagnostic numbers columns.
+      int cell = 1;
+      bool quoted = false;
+      for (std::size_t i = 0; i < bad; ++i) {
+        if (line[i] == '"') quoted = !quoted;
+        if (line[i] == ',' && !quoted) ++cell;
+      }
+      diags_->error(
+          path_, line_, cell, "",
+          fmt::format("expected UTF-8 text, found the byte 0x{:02X} (byte {} of the line)",
+                      static_cast<unsigned char>(line[bad]), bad + 1),
+          "save the file as UTF-8");
+      continue;
+    }
     cells = split_csv_line(line);
     return true;
   }

@@ -148,6 +148,21 @@ std::string Range::describe() const {
 Document parse_text(std::string_view text, std::string file, Diagnostics& diags) {
   Document doc;
   doc.file = std::move(file);
+  if (const std::size_t bad = invalid_utf8_at(text); bad != std::string_view::npos) {
+    int line = 1;
+    std::size_t line_start = 0;
+    for (std::size_t i = 0; i < bad; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    }
+    diags.error(doc.file, line, static_cast<int>(bad - line_start) + 1, "",
+                fmt::format("expected UTF-8 text, found the byte 0x{:02X}",
+                            static_cast<unsigned char>(text[bad])),
+                "save the file as UTF-8");
+    return doc;
+  }
   try {
     // LoadAll, not Load: Load silently drops every document after the first, and a second
     // document (a stray `---`) usually means two specs pasted into one file.

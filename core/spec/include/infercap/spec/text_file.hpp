@@ -5,6 +5,7 @@
 // infercap read forever or exhaust memory.
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "infercap/result.hpp"
 
@@ -18,5 +19,10 @@ inline constexpr std::size_t kMaxInputFileBytes = std::size_t{64} << 20;
 /// directory)", "expected a file, found a directory", "is larger than the 64 MiB limit ...".
 Result<std::string> read_text_file(const std::string& path,
                                    std::size_t max_bytes = kMaxInputFileBytes);
+
+/// The offset of the first byte that is not part of well-formed UTF-8 (overlong forms,
+/// surrogates and code points above U+10FFFF included), or npos. Specs and measurement files
+/// are UTF-8: a stray Latin-1 byte would otherwise reach the JSON printer, which cannot write it.
+std::size_t invalid_utf8_at(std::string_view text);
 
 }  // namespace infercap::spec
