@@ -8,7 +8,7 @@ JOBS    ?= $(shell nproc)
 WERROR  ?= $(if $(CI),ON,OFF)
 INFERCAP = $(BUILD)/cli/infercap
 
-.PHONY: all deps configure build run test test-sanitize bench format tidy clean
+.PHONY: all deps configure build run test test-sanitize fuzz-smoke bench format tidy clean
 
 all: build
 
@@ -47,6 +47,24 @@ $(SANITIZE_BUILD)/CMakeCache.txt:
 test-sanitize: deps $(SANITIZE_BUILD)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target infercap infercap_tests
 	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer targets (fuzz/README.md) built with clang, each run for FUZZ_SECONDS on its corpus.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+$(FUZZ_BUILD)/CMakeCache.txt:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -DINFERCAP_FUZZ=ON \
+	  -DINFERCAP_BUILD_GUI=OFF -DINFERCAP_BUILD_BENCH=OFF -DINFERCAP_BUILD_TESTS=OFF \
+	  -DINFERCAP_WITH_CUDA=OFF -DINFERCAP_WITH_OPENCL=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined,float-cast-overflow,fuzzer-no-link \
+	  -fno-sanitize-recover=undefined,float-cast-overflow"
+
+fuzz-smoke: deps $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target infercap_fuzz
+	for t in units spec measurements import; do \
+	  mkdir -p $(FUZZ_BUILD)/fuzz/new-$$t && \
+	  $(FUZZ_BUILD)/fuzz/fuzz_$$t $(FUZZ_BUILD)/fuzz/new-$$t fuzz/corpus/$$t \
+	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 || exit 1; \
+	done
 
 bench: build
 	$(BUILD)/bench/infercap_bench

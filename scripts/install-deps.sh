@@ -6,11 +6,13 @@ PKGS=(build-essential cmake pkg-config libeigen3-dev libyaml-cpp-dev libfmt-dev 
       ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
       libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth
       libcairo2-dev libxlsxwriter-dev fonts-noto-cjk poppler-utils unzip
-      fonts-dejavu-core fonts-wqy-zenhei)
+      fonts-dejavu-core fonts-wqy-zenhei
+      clang-14 libclang-rt-14-dev)
 # The report (core/report): cairo for the PDF, libxlsxwriter for the XLSX, Noto CJK so Chinese
 # PDFs render with an embedded Debian font; poppler-utils (pdfinfo, pdftotext, pdffonts) and unzip
 # are what the report tests read the PDF and XLSX with. The GUI: stb (PNG screenshots), DejaVu
-# for Latin text with Noto CJK (or WenQuanYi Zen Hei) merged into its font atlas.
+# for Latin text with Noto CJK (or WenQuanYi Zen Hei) merged into its font atlas. clang-14 and
+# libclang-rt-14-dev: the libFuzzer targets (make fuzz-smoke).
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
