@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 
 namespace infercap::calibration::cpu {
@@ -49,8 +50,17 @@ std::vector<unsigned> pick_pus(int threads, int numa_node) {
   // with hwloc_distrib, so n threads get the memory paths n spread cores have, not those of
   // n neighbours. More threads than cores wrap around, one per core each round.
   const int n = std::min(threads, ncores);
+  // Owned bitmaps: freed on every path out, an exception from push_back included.
+  struct BitmapFree {
+    void operator()(hwloc_bitmap_t b) const { hwloc_bitmap_free(b); }
+  };
+  std::vector<std::unique_ptr<hwloc_bitmap_s, BitmapFree>> owned;
   std::vector<hwloc_cpuset_t> sets(static_cast<size_t>(n));
-  for (auto& c : sets) c = hwloc_bitmap_alloc();
+  owned.reserve(sets.size());
+  for (auto& c : sets) {
+    c = hwloc_bitmap_alloc();
+    owned.emplace_back(c);
+  }
   hwloc_distrib(t, &root, 1, sets.data(), static_cast<unsigned>(n),
                 hwloc_get_type_depth(t, HWLOC_OBJ_CORE), 0);
   std::vector<unsigned> pus;
@@ -59,7 +69,6 @@ std::vector<unsigned> pick_pus(int threads, int numa_node) {
     hwloc_obj_t core = hwloc_get_next_obj_inside_cpuset_by_type(t, c, HWLOC_OBJ_CORE, nullptr);
     const int pu = hwloc_bitmap_first(core != nullptr ? core->cpuset : c);
     pus.push_back(static_cast<unsigned>(pu < 0 ? 0 : pu));
-    hwloc_bitmap_free(c);
   }
   // Two threads on one PU would make every fork/join wait a scheduler slice: never allow it.
   std::vector<unsigned> sorted = pus;
