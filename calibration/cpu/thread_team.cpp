@@ -50,19 +50,21 @@ std::vector<unsigned> pick_pus(int threads, int numa_node) {
   // with hwloc_distrib, so n threads get the memory paths n spread cores have, not those of
   // n neighbours. More threads than cores wrap around, one per core each round.
   const int n = std::min(threads, ncores);
-  // Owned bitmaps: freed on every path out, an exception from push_back included.
+  // hwloc_distrib allocates every output set itself (hwloc_bitmap_dup into each slot): slots
+  // allocated beforehand were overwritten and leaked, one per thread (LeakSanitizer). The slots
+  // start empty and what it returns is owned here, freed on every path out.
   struct BitmapFree {
     void operator()(hwloc_bitmap_t b) const { hwloc_bitmap_free(b); }
   };
-  std::vector<std::unique_ptr<hwloc_bitmap_s, BitmapFree>> owned;
-  std::vector<hwloc_cpuset_t> sets(static_cast<size_t>(n));
-  owned.reserve(sets.size());
-  for (auto& c : sets) {
-    c = hwloc_bitmap_alloc();
-    owned.emplace_back(c);
-  }
+  std::vector<hwloc_cpuset_t> sets(static_cast<size_t>(n), nullptr);
   hwloc_distrib(t, &root, 1, sets.data(), static_cast<unsigned>(n),
                 hwloc_get_type_depth(t, HWLOC_OBJ_CORE), 0);
+  std::vector<std::unique_ptr<hwloc_bitmap_s, BitmapFree>> owned;
+  owned.reserve(sets.size());
+  for (auto& c : sets) {
+    if (c == nullptr) c = hwloc_bitmap_dup(root->cpuset);  // not filled: the whole root
+    owned.emplace_back(c);
+  }
   std::vector<unsigned> pus;
   for (auto& c : sets) {
     // Each set holds at least one core: take the first PU of its first core.
