@@ -304,3 +304,11 @@ TEST_CASE("writing over a symlink or a read-only file is refused unless forced",
                                        " (No such file or directory)");
   fs::remove_all(dir);
 }
+
+TEST_CASE("formatting a subnormal quantity is finite text (found by fuzz_units)", "[unit]") {
+  // 10^(2 + 308) overflows: the value is left unrounded and prints as 0 ns, not NaN.
+  const std::string s = format_quantity(1.1e-307, Dim::seconds);
+  CHECK(s.find("nan") == std::string::npos);
+  CHECK(s == "0 ns");
+  CHECK(format_quantity(5e-324, Dim::bytes).find("nan") == std::string::npos);
+}

@@ -59,8 +59,10 @@ std::vector<std::vector<std::string>> readme_commands() {
     if (line.rfind("$B ", 0) != 0) continue;
     std::vector<std::string> args;
     for (auto it = std::sregex_iterator(line.begin() + 3, line.end(), word);
-         it != std::sregex_iterator(); ++it)
+         it != std::sregex_iterator(); ++it) {
+      if (it->str()[0] == '#') break;  // a shell comment ends the command
       args.push_back(it->str());
+    }
     out.push_back(args);
   }
   return out;

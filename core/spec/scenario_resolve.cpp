@@ -249,7 +249,7 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
 
   // A request longer than the model's context window, or than the server's configured context
   // (serving.max_context_tokens), is a spec error naming the limit, not a rejection.
-  const int64_t served = sc.serving.max_context_tokens;
+  const int64_t served_context = sc.serving.max_context_tokens;
   for (size_t i = 0; i < classes.size(); ++i) {
     const std::string where = fmt::format("workload.classes[{}].prompt_tokens", i);
     auto qp = quantile(classes[i].prompt_tokens, 99);
@@ -265,11 +265,11 @@ std::optional<PlanInputs> to_plan_inputs(const Scenario& sc, const Catalog& cat,
                  "shorten the prompts or choose a model with a longer context");
       }
     }
-    if (served > 0 && longest > static_cast<double>(served)) {
+    if (served_context > 0 && longest > static_cast<double>(served_context)) {
       error_at("serving.max_context_tokens",
                fmt::format("expected at least the {:.7g} tokens (P99 prompt + output) of class "
                            "'{}', found {}",
-                           std::ceil(longest), classes[i].name, served),
+                           std::ceil(longest), classes[i].name, served_context),
                "raise serving.max_context_tokens, or leave it out to size for the longest request");
     }
   }

@@ -322,9 +322,11 @@ namespace {
 // Rounds to `significant` digits and prints without an exponent or trailing zeros.
 std::string plain_number(double v, int significant) {
   if (v == 0) return "0";
+  if (!std::isfinite(v)) return fmt::format("{}", v);
   const int digits = std::max(1, significant);
   const int mag = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-  const int decimals = std::max(0, digits - 1 - mag);
+  // At most 30 decimals: a subnormal (1e-308 s in ns) prints as 0, not 300 zeros.
+  const int decimals = std::clamp(digits - 1 - mag, 0, 30);
   std::string s = fmt::format("{:.{}f}", v, decimals);
   if (s.find('.') != std::string::npos) {
     while (!s.empty() && s.back() == '0') s.pop_back();
@@ -341,7 +343,10 @@ double round_significant(double v, int significant) {
   const int shift = digits - 1 - mag;
   // Scale by an exact power of ten in the direction that keeps it >= 1 (1e9 is exact, 1e-9 not).
   if (shift >= 0) {
+    // 10^shift overflows for subnormal magnitudes (found by fuzz_units: 1.1e-307 s gave NaN):
+    // such a value is left unrounded.
     const double scale = std::pow(10.0, shift);
+    if (!std::isfinite(scale)) return v;
     return std::round(v * scale) / scale;
   }
   const double scale = std::pow(10.0, -shift);
