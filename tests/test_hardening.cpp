@@ -21,32 +21,15 @@
 // Last: <unistd.h> (getpid) after the headers above.
 #include <unistd.h>
 
+#include "small_scenario.hpp"
+
 using namespace infercap;
 
 namespace {
 
 const std::string kData = std::string(INFERCAP_SOURCE_DIR) + "/data";
 
-// A small valid scenario: one chat class on an L4 (the same as test_plan.cpp's kGood).
-const char* kScenario = R"(schema_version: 1
-kind: scenario
-name: t
-workload:
-  classes:
-    - name: chat
-      model: qwen2.5-7b
-      rate: {mean_qps: 2, peak_qps: 5}
-      prompt_tokens: {kind: lognormal, p50: 400, p90: 1000}
-      output_tokens: 100
-      sla:
-        ttft_p99_s: "500 ms"
-        tpot_p90_s: 0.05
-candidates:
-  hardware: [l4]
-  precisions: [int8]
-  tp: [1]
-  max_batch: [16]
-)";
+const char* const kScenario = testing::kSmallScenario;
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {
   const auto pos = s.find(from);
