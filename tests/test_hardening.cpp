@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <string>
 
+#include <fstream>
 #include "infercap/solver.hpp"
 #include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/csv.hpp"
+
 #include "infercap/spec/diagnostics.hpp"
 #include "infercap/spec/scenario.hpp"
 #include "infercap/spec/text_file.hpp"
@@ -294,4 +296,36 @@ TEST_CASE("formatting a subnormal quantity is finite text (found by fuzz_units)"
   CHECK(s.find("nan") == std::string::npos);
   CHECK(s == "0 ns");
   CHECK(format_quantity(5e-324, Dim::bytes).find("nan") == std::string::npos);
+}
+
+TEST_CASE("documents are counted from their markers, without yaml-cpp's LoadAll", "[unit]") {
+  using spec::second_yaml_document;
+  CHECK_FALSE(second_yaml_document("a: 1\n"));
+  CHECK_FALSE(second_yaml_document("---\na: 1\n"));                // one explicit start
+  CHECK_FALSE(second_yaml_document("%YAML 1.2\n---\na: 1\n..."));  // directive, start, end
+  // A start marker after content begins a second document, even an empty one (YAML's reading).
+  auto empty = second_yaml_document("a: 1\n---\n# only a comment\n");
+  REQUIRE(empty);
+  CHECK(empty->line == 3);
+  CHECK(empty->documents == 2);
+  CHECK_FALSE(second_yaml_document("a: |\n  ---\n  text\n"));  // indented: inside the scalar
+  CHECK_FALSE(second_yaml_document("a: ----\nb: ...x\n"));     // not markers: more than ---
+  auto two = second_yaml_document("a: 1\n---\n\n  b: 2\n");
+  REQUIRE(two);
+  CHECK(two->line == 4);
+  CHECK(two->col == 3);
+  CHECK(two->documents == 2);
+  auto inline_start = second_yaml_document("a: 1\r\n--- b: 2\r\n...\r\nc: 3\r\n");
+  REQUIRE(inline_start);
+  CHECK(inline_start->line == 2);
+  CHECK(inline_start->col == 5);
+  CHECK(inline_start->documents == 3);
+  // The fuzzer's finding: yaml-cpp 0.7's LoadAll loops on it; one document is read and checked.
+  std::ifstream f(std::string(INFERCAP_SOURCE_DIR) + "/fuzz/findings/yaml-cpp-hang-spec",
+                  std::ios::binary);
+  REQUIRE(f);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  spec::Diagnostics d;
+  (void)spec::parse_text(bytes.substr(1), "hang.yaml", d);  // first byte: the target's selector
+  SUCCEED("parse_text returned");
 }

@@ -354,13 +354,12 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
                                                     const std::string& name) {
   YAML::Node doc;
   try {
-    const auto docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1) {
-      const auto m = docs[1].Mark();
-      return Error{fmt::format("{}:{}:{}: expected one YAML document, found {}", name, m.line + 1,
-                               m.column + 1, docs.size())};
+    // From the markers, not LoadAll, which can hang on malformed input (text_file.hpp).
+    if (auto second = spec::second_yaml_document(text)) {
+      return Error{fmt::format("{}:{}:{}: expected one YAML document, found {}", name, second->line,
+                               second->col, second->documents)};
     }
-    if (!docs.empty()) doc = docs.front();
+    doc = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     return Error{fmt::format("{}:{}:{}: malformed YAML: {}", name, e.mark.line + 1,
                              e.mark.column + 1, e.msg)};

@@ -164,18 +164,18 @@ Document parse_text(std::string_view text, std::string file, Diagnostics& diags)
     return doc;
   }
   try {
-    // LoadAll, not Load: Load silently drops every document after the first, and a second
-    // document (a stray `---`) usually means two specs pasted into one file.
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1) {
-      const Position p = node_pos(docs[1]);
-      diags.error(doc.file, p.line, p.col, "",
+    // Load silently drops every document after the first, and a second document (a stray
+    // `---`) usually means two specs pasted into one file: refused, from the markers (LoadAll
+    // can hang on malformed input; text_file.hpp).
+    if (auto second = second_yaml_document(text)) {
+      diags.error(doc.file, second->line, second->col, "",
                   fmt::format("expected one YAML document, found {} (a second one starts here)",
-                              docs.size()),
+                              second->documents),
                   "put each spec in its own file");
       return doc;
     }
-    if (!docs.empty()) doc.root = docs.front();
+    const YAML::Node root = YAML::Load(std::string(text));
+    doc.root = root;
     doc.ok = true;
   } catch (const YAML::Exception& e) {
     const Position p = to_pos(e.mark);

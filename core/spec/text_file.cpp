@@ -84,4 +84,62 @@ std::size_t invalid_utf8_at(std::string_view s) {
   return std::string_view::npos;
 }
 
+std::optional<SecondDocument> second_yaml_document(std::string_view text) {
+  SecondDocument found;
+  int documents = 0;        // documents begun so far
+  bool content = false;     // the current document has content
+  bool ended = false;       // a `...` closed the current document
+  bool place_next = false;  // document 2 began at a `---`: place it at its first content
+  int line = 0;
+  auto begin_document = [&](int at_line, int at_col) {
+    ++documents;
+    if (documents == 2) {
+      found.line = at_line;
+      found.col = at_col;
+    }
+    content = false;
+    ended = false;
+  };
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(pos, end - pos);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    ++line;
+    pos = end + 1;
+    auto marker = [&](std::string_view m) {
+      return l.substr(0, 3) == m && (l.size() == 3 || l[3] == ' ' || l[3] == '\t');
+    };
+    std::size_t first = 0;  // where this line's content starts, if it has any
+    if (marker("---")) {
+      // A start marker begins a document (the first one's explicit start, or the next, even if
+      // nothing follows it: YAML reads "a: 1\n---\n" as two documents, the second empty).
+      begin_document(line + 1, 1);
+      place_next = documents == 2;
+      first = l.find_first_not_of(" \t", 3);  // `--- value` starts the document on its line
+    } else if (marker("...")) {
+      ended = documents > 0;
+      continue;
+    } else if (!l.empty() && l[0] == '%') {
+      continue;  // a directive (%YAML, %TAG) belongs to the document that follows
+    } else {
+      first = l.find_first_not_of(" \t");
+    }
+    if (first == std::string_view::npos || l[first] == '#') continue;
+    const int col = static_cast<int>(first) + 1;
+    if (documents == 0 || ended) {
+      begin_document(line, col);
+    } else if (place_next && !content) {
+      found.line = line;
+      found.col = col;
+    }
+    if (documents > 2 || content) place_next = false;
+    content = true;
+  }
+  if (documents < 2) return std::nullopt;
+  found.documents = documents;
+  return found;
+}
+
 }  // namespace infercap::spec

@@ -4,6 +4,7 @@
 // file (a FIFO, /dev/zero, a socket) is read only up to the size limit, so no input makes
 // infercap read forever or exhaust memory.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,5 +25,18 @@ Result<std::string> read_text_file(const std::string& path,
 /// surrogates and code points above U+10FFFF included), or npos. Specs and measurement files
 /// are UTF-8: a stray Latin-1 byte would otherwise reach the JSON printer, which cannot write it.
 std::size_t invalid_utf8_at(std::string_view text);
+
+/// Where a second YAML document starts (its first content line, 1-based line and column) and how
+/// many documents with content the text holds, or nullopt for one. Read from the text's document
+/// markers: a line beginning `---` or `...` is a document boundary wherever it stands (YAML 1.2
+/// forbids both at the start of a line inside a scalar), so no parse is needed. yaml-cpp 0.7's
+/// LoadAll, which would count them, can loop forever on a few hundred malformed bytes after the
+/// first document (fuzz/findings/), so the readers parse one document with Load and ask this.
+struct SecondDocument {
+  int line = 0;
+  int col = 0;
+  int documents = 0;
+};
+std::optional<SecondDocument> second_yaml_document(std::string_view text);
 
 }  // namespace infercap::spec
