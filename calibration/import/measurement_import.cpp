@@ -123,9 +123,10 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     const char* names[3] = {"m", "n", "k"};
     for (int i = 0; i < 3; ++i) {
       const auto v = number(get(names[i]));
-      if (!v || *v < 1 || *v != std::floor(*v)) {
-        return fail(names[i],
-                    fmt::format("expected a positive whole number, found '{}'", get(names[i])));
+      // At most 2^31 per dimension: far above any real matrix, and the int64 cast stays defined.
+      if (!v || *v < 1 || *v != std::floor(*v) || *v > 2147483648.0) {
+        return fail(names[i], fmt::format("expected a positive whole number up to 2^31, found '{}'",
+                                          get(names[i])));
       }
       dims[i] = static_cast<int64_t>(*v);
     }
