@@ -5,7 +5,7 @@ rows in the shared/benchmarks schema (plus the optional `threads` column), with 
   scripts/llama-bench-rows.py --llama-bench PATH --llama-quantize PATH --gguf-py LLAMA_CPP/gguf-py \
       --model data/models/qwen2.5-0.5b.yaml [--model ...] --hardware CATALOG_NAME \
       --out data/measurements/NAME.csv [--threads 1,2] [--types f16,bf16,q8_0,q4_0]
-      [--prompt 512] [--gen 128] [--reps 5] [--tg-repeats 3] [--work DIR] [--max-others 0.05]
+      [--amx 0] [--resume] [--prompt 512] [--gen 128] [--reps 5] [--tg-repeats 3] [--work DIR] [--max-others 0.05]
       [--layers N --vocab N]   (smoke tests only: rows are marked as such)
 
 Per model, type and thread count it runs prefill (ppN) and decode (tgN) separately; decode is
@@ -26,10 +26,11 @@ import platform
 import shlex
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COLUMNS = ("id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-           "batch,metric,value,unit,stack,notes,threads").split(",")
+           "batch,metric,value,unit,stack,notes,threads,amx").split(",")
 TYPE_NAMES = {"f16": "F16", "bf16": "BF16", "f32": "F32", "q8_0": "Q8_0", "q4_0": "Q4_0",
               "q4_k_m": "Q4_K_M"}
 
@@ -103,6 +104,11 @@ def main():
     ap.add_argument("--work", default="/tmp/infercap-llama-bench")
     ap.add_argument("--max-others", type=float, default=0.05,
                     help="most CPU other processes may use during a call, as a fraction of one core")
+    ap.add_argument("--amx", choices=["", "0", "1"], default="",
+                    help="0: the llama.cpp build has GGML_AMX_*=OFF (the rows' amx column); empty: as the CPU has them")
+    ap.add_argument("--resume", action="store_true", help="keep the rows already in --out and skip them")
+    ap.add_argument("--retries", type=int, default=4, help="retries of a call disturbed by other work")
+    ap.add_argument("--retry-wait-s", type=int, default=30)
     ap.add_argument("--id-prefix", default="LB")
     ap.add_argument("--layers", type=int, default=0)
     ap.add_argument("--vocab", type=int, default=0)
@@ -112,43 +118,70 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     smoke = a.layers > 0 or a.vocab > 0
     rows = []
+    if a.resume and os.path.exists(a.out):
+        # Rows of an earlier, interrupted run are kept; their (model, type, threads, test,
+        # repeat) is not measured again.
+        with open(a.out, newline="", encoding="utf-8") as f:
+            rows = [dict(r) for r in csv.DictReader(f)]
+    done = {(r["model"], r["precision"], r["threads"], r["metric"][:7], r["notes"].split("; repeat ")[1][:3])
+            for r in rows if "; repeat " in r["notes"]}
     machine = f"{cpu_model()}, {os.cpu_count()} logical CPUs, {platform.node()}"
     for model_yaml in a.model:
         name = os.path.splitext(os.path.basename(model_yaml))[0]
+        # The cached file's name carries its shape, so a reduced smoke model is never taken for
+        # the full catalog shape on a later run (the first full run here reused one).
+        stem = name + (f"-smoke-L{a.layers}-V{a.vocab}" if smoke else "")
         base = {}
         for t in a.types.split(","):
             src = "bf16" if t == "bf16" else "f32" if t == "f32" else "f16"
             if src not in base:
-                path = os.path.join(a.work, f"{name}-{src}.gguf")
+                path = os.path.join(a.work, f"{stem}-{src}.gguf")
                 cmd = [sys.executable, os.path.join(HERE, "gguf-random-model.py"), "--gguf-py", a.gguf_py,
-                       "--model", model_yaml, "--out", path, "--type", src]
+                       "--model", model_yaml, "--out", path + ".part", "--type", src]
                 if a.layers:
                     cmd += ["--layers", str(a.layers)]
                 if a.vocab:
                     cmd += ["--vocab", str(a.vocab)]
                 if not os.path.exists(path):  # a model of this name and shape from an earlier run
                     run(cmd)
+                    os.replace(path + ".part", path)
                 base[src] = path
             path = base[src]
             if t not in ("f16", "bf16", "f32"):
-                path = os.path.join(a.work, f"{name}-{t}.gguf")
+                path = os.path.join(a.work, f"{stem}-{t}.gguf")
                 if not os.path.exists(path):
-                    run([a.llama_quantize, base["f16"], path, t.upper()])
+                    # Quantised beside and renamed, so an interrupted run leaves no truncated model.
+                    run([a.llama_quantize, base["f16"], path + ".part", t.upper()])
+                    os.replace(path + ".part", path)
             for threads in a.threads.split(","):
                 tests = [("pp", ["-p", str(a.prompt), "-n", "0"], 1)]
                 tests.append(("tg", ["-p", "0", "-n", str(a.gen)], a.tg_repeats))
                 for kind, args, repeats in tests:
                     for rep in range(repeats):
-                        why = busy_reason()
-                        if why and not a.allow_busy:
-                            sys.exit(f"not quiet ({why}); no row recorded. Rerun when nothing else runs.")
-                        load1 = os.getloadavg()[0]
-                        cmd = [a.llama_bench, "-m", path, "-t", threads, "-r", str(a.reps), "-o", "json"] + args
-                        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-                        text, others = run_measured(cmd)
-                        if others > a.max_others and not a.allow_busy:
-                            sys.exit(f"not quiet: other processes used {others:.0%} of a core during "
-                                     f"{shlex.join(cmd)}; no row recorded. Rerun when nothing else runs.")
+                        key = (name, TYPE_NAMES[t], threads, "prefill" if kind == "pp" else "decode_",
+                               f"{rep + 1}/{repeats}"[:3])
+                        if key in done:
+                            continue
+                        # A call disturbed by other work is discarded and retried after a pause
+                        # (--retries); a row is recorded only from an undisturbed call.
+                        for attempt in range(a.retries + 1):
+                            why = busy_reason()
+                            others = 0.0
+                            if not why or a.allow_busy:
+                                load1 = os.getloadavg()[0]
+                                cmd = [a.llama_bench, "-m", path, "-t", threads, "-r", str(a.reps), "-o", "json"] + args
+                                when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                                text, others = run_measured(cmd)
+                                if others <= a.max_others or a.allow_busy:
+                                    break
+                                why = f"other processes used {others:.0%} of a core during {shlex.join(cmd)}"
+                            if attempt == a.retries:
+                                write_rows(a, rows)
+                                sys.exit(f"not quiet ({why}); no row recorded for this call after {a.retries + 1}"
+                                         f" tries ({len(rows)} earlier rows written). Rerun when nothing else runs.")
+                            print(f"not quiet ({why}); retrying in {a.retry_wait_s} s", file=sys.stderr)
+                            time.sleep(a.retry_wait_s)
+                        why = "" if others <= a.max_others else why
                         if others > a.max_others:
                             why = why or f"other processes used {others:.0%} of a core"
                         res = json.loads(text)
@@ -168,14 +201,20 @@ def main():
                                 "params_b": f"{r['model_n_params'] / 1e9:.4g}", "precision": TYPE_NAMES[t],
                                 "input_len": n if kind == "pp" else 0, "output_len": 0 if kind == "pp" else n,
                                 "batch": 1, "metric": metric, "value": f"{r['avg_ts']:.4g}", "unit": "tokens/s",
-                                "stack": "llama.cpp CPU (llama-bench)", "notes": notes, "threads": threads})
+                                "stack": "llama.cpp CPU (llama-bench)", "notes": notes, "threads": threads,
+                                "amx": a.amx})
+                        write_rows(a, rows)  # after every call: an interruption loses nothing
+    write_rows(a, rows)
+    print(f"wrote {a.out}: {len(rows)} rows")
+
+
+def write_rows(a, rows):
     with open(a.out, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
         w.writeheader()
         for i, row in enumerate(rows, 1):
             row["id"] = f"{a.id_prefix}-{i:03d}"
             w.writerow(row)
-    print(f"wrote {a.out}: {len(rows)} rows")
 
 
 if __name__ == "__main__":
