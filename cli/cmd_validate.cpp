@@ -115,19 +115,31 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
     bool amx_prefill = false, few_threads = false;
     for (const auto& c : cases) {
       if (!c.hardware.cpu) continue;
-      const auto k = llamacpp_cpu_kernels(c.deployment.precision.weights, *c.hardware.cpu);
+      CpuTopology engine = *c.hardware.cpu;  // a build without AMX runs prefill on VNNI
+      engine.amx = engine.amx && c.deployment.cpu.amx;
+      const auto k = llamacpp_cpu_kernels(c.deployment.precision.weights, engine);
       amx_prefill =
           amx_prefill || (c.metric != BenchMetric::generation_tokens_per_s && is_amx(k.prefill));
       few_threads = few_threads || (c.deployment.cpu.threads_per_socket > 0 &&
                                     c.deployment.cpu.threads_per_socket < c.hardware.cpu->cores);
     }
-    if (few_threads) p.push_back(StackParam::core_bandwidth_bytes_per_s);
+    // One thread's read rate matters only where an entry states no per-core figure; fitted
+    // together with the dot loop's overlap it runs off to infinity (either can explain a slow
+    // few-thread decode), so it is fitted only when no row has a measured per-core rate.
+    bool measured_per_core = false;
+    for (const auto& c : cases)
+      measured_per_core = measured_per_core ||
+                          (c.hardware.cpu && c.hardware.cpu->per_core_bandwidth_bytes_per_s > 0);
+    if (few_threads && !measured_per_core) p.push_back(StackParam::core_bandwidth_bytes_per_s);
     if (has_prefill && has_native) p.push_back(StackParam::gemm_compute_fraction);
     if (has_prefill && has_quant && !amx_prefill)
       p.push_back(StackParam::quantised_gemm_compute_fraction);
     if (amx_prefill) p.push_back(StackParam::amx_gemm_fraction);
     if (has_native_decode) p.push_back(StackParam::dot_fraction);
     if (has_quant_decode) p.push_back(StackParam::quantised_dot_fraction);
+    // Few-thread decode is where the dot loop and the weight stream are both visible.
+    if (few_threads && (has_quant_decode || has_native_decode))
+      p.push_back(StackParam::dot_memory_overlap);
     return p;
   }
   if (cls == HwClass::cpu || cases.size() < 16) {

@@ -26,6 +26,47 @@ std::string yaml_quote(const std::string& s) {
 
 }  // namespace
 
+PeakRule measured_cpu_peak_rule(const std::string& vendor, const std::string& flags) {
+  PeakRule r;
+  const bool amd = vendor.find("AMD") != std::string::npos;
+  const bool avx512 = has_flag(flags, "avx512f");
+  const bool amx = has_flag(flags, "amx_tile");
+  if (avx512 && amd && !has_flag(flags, "avx512_vp2intersect")) {
+    r.fp32_flops_per_cycle = 32;
+    r.why =
+        "fp32: AVX-512 on Zen 4's two 256-bit FMA pipes (no VP2INTERSECT: not Zen 5), 2 x 8 "
+        "lanes x 2 = 32 FLOP/cycle";
+  } else if (avx512) {
+    r.fp32_flops_per_cycle = 64;
+    r.why =
+        amx ? "fp32: two AVX-512 FMA units (every AMX part, Sapphire Rapids on, has two), 2 x "
+              "16 lanes x 2 = 64 FLOP/cycle"
+            : "fp32: two AVX-512 FMA units assumed (Xeon Gold 6xxx / Platinum and later, Zen 5; "
+              "parts with one unit reach half), 2 x 16 lanes x 2 = 64 FLOP/cycle";
+  } else if (has_flag(flags, "avx2") && has_flag(flags, "fma")) {
+    r.fp32_flops_per_cycle = 32;
+    r.why = "fp32: two 256-bit FMA units, 2 x 8 lanes x 2 = 32 FLOP/cycle";
+  } else {
+    r.fp32_flops_per_cycle = 8;
+    r.why = "fp32: SSE, 4 lanes x 2 = 8 FLOP/cycle";
+  }
+  if (amx && has_flag(flags, "amx_bf16")) {
+    r.bf16_flops_per_cycle = 1024;
+    r.why += "; bf16: AMX TMUL 1024 FLOP/cycle";
+  } else if (has_flag(flags, "avx512_bf16")) {
+    r.bf16_flops_per_cycle = 2 * r.fp32_flops_per_cycle;
+    r.why += "; bf16: VDPBF16PS, two products per fp32 lane";
+  }
+  if (amx && has_flag(flags, "amx_int8")) {
+    r.int8_ops_per_cycle = 2048;
+    r.why += "; int8: AMX TMUL 2048 OP/cycle";
+  } else if (has_flag(flags, "avx512_vnni")) {
+    r.int8_ops_per_cycle = 4 * r.fp32_flops_per_cycle;
+    r.why += "; int8: VPDPBUSD, four products per fp32 lane";
+  }
+  return r;
+}
+
 std::string measured_hardware_name(const std::string& cpu_model) {
   std::string s = cpu_model;
   for (const char* junk : {"(R)", "(r)", "(TM)", "(tm)", "CPU", "@"}) {
@@ -62,30 +103,50 @@ HardwareSpec measured_cpu_hardware(const calibration::RunResult& run, const Cali
   h.memory_bytes = m.memory_bytes / sockets;
   h.memory_bandwidth_bytes_per_s = p.bandwidth.asymptote_bytes_per_s;
   h.cache_bytes = m.llc_bytes;
-  // The GEMMs ran on the profile's threads; the entry is one socket of all its cores.
   const int socket_cores = std::max(1, m.cores / sockets);
-  const double scale = p.threads > 0 ? static_cast<double>(socket_cores) / p.threads : 1.0;
-  for (int i = 0; i < kComputeTypeCount; ++i)
-    h.dense_flops_per_s[i] = p.achieved_flops_per_s[i] * scale;
   CpuTopology c;
   c.cores = std::max(1, m.cores / sockets);
   c.threads_per_core = m.cores > 0 ? std::max(1, m.pus / m.cores) : 1;
   c.numa_nodes_per_socket = std::max(1, m.numa_nodes / sockets);
   c.base_clock_hz = cpu_mhz * 1e6;
+  // The model reads a CPU's bandwidth at N threads as bw x (1 - exp(-N x per_core / bw)); with
+  // the fit's asymptote as bw, per_core = asymptote / n0 makes that curve the fitted one, so the
+  // entry alone predicts the measured read rate at every thread count (on a 2-core VM the
+  // asymptote is an extrapolation and only the curve at 1-2 threads is a measurement).
+  if (p.bandwidth.n0_threads > 0)
+    c.per_core_bandwidth_bytes_per_s = p.bandwidth.asymptote_bytes_per_s / p.bandwidth.n0_threads;
   c.avx2 = has_flag(m.flags, "avx2");
   c.avx512 = has_flag(m.flags, "avx512f");
   c.avx512_bf16 = has_flag(m.flags, "avx512_bf16");
   c.avx512_vnni = has_flag(m.flags, "avx512_vnni");
   c.amx = has_flag(m.flags, "amx_tile");
   h.cpu = c;
+  // Peaks, as the catalog states them (cores x base clock x FLOP/cycle of the widest unit), so
+  // the stacks' fractions of peak mean the same on this entry as on a datasheet one; what the
+  // calibration kernels achieved stays in the profile.
+  const PeakRule r = measured_cpu_peak_rule(m.vendor, m.flags);
+  const double hz = socket_cores * c.base_clock_hz;
+  at(h.dense_flops_per_s, ComputeType::fp32) = hz * r.fp32_flops_per_cycle;
+  if (r.bf16_flops_per_cycle > 0)
+    at(h.dense_flops_per_s, ComputeType::bf16) = hz * r.bf16_flops_per_cycle;
+  if (r.int8_ops_per_cycle > 0)
+    at(h.dense_flops_per_s, ComputeType::int8) = hz * r.int8_ops_per_cycle;
+  // With no clock the derivation has nothing to multiply: the achieved rates, scaled from the
+  // threads they ran on to the socket's cores, are all there is.
+  if (!(hz > 0)) {
+    const double scale = p.threads > 0 ? static_cast<double>(socket_cores) / p.threads : 1.0;
+    for (int i = 0; i < kComputeTypeCount; ++i)
+      h.dense_flops_per_s[i] = p.achieved_flops_per_s[i] * scale;
+  }
   return h;
 }
 
-std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov) {
+std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
+                             const std::string& peak_note) {
   std::string o;
-  o +=
-      "# Written by `infercap calibrate` for a machine the catalog does not know. Every figure is\n"
-      "# measured (see sources); measured rates stand where a datasheet entry has peaks.\n";
+  o += "# Written by `infercap calibrate` for a machine the catalog does not know. Memory, cache,\n"
+       "# topology and bandwidth are measured; the compute peaks are derived from the CPUID flags\n"
+       "# and the clock, as a datasheet's are (see sources).\n";
   o += "schema_version: 1\nkind: hardware\n";
   o += "name: " + yaml_quote(h.name) + "\n";
   o += "aliases: [";
@@ -112,6 +173,9 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov) {
   o += fmt::format("  cores: {}\n  threads_per_core: {}\n  numa_nodes_per_socket: {}\n", c.cores,
                    c.threads_per_core, c.numa_nodes_per_socket);
   if (c.base_clock_hz > 0) o += fmt::format("  base_clock_hz: {:.6g}\n", c.base_clock_hz);
+  if (c.per_core_bandwidth_bytes_per_s > 0)
+    o +=
+        fmt::format("  per_core_bandwidth_bytes_per_s: {:.6g}\n", c.per_core_bandwidth_bytes_per_s);
   std::string isa;
   auto add = [&](bool on, const char* n) {
     if (on) isa += (isa.empty() ? "" : ", ") + std::string(n);
@@ -123,15 +187,22 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov) {
   add(c.amx, "amx");
   o += "  isa: [" + isa + "]\n";
   o += "sources:\n";
-  o += "  - fields: [\"dense_flops_per_s.*\", memory_bandwidth_bytes_per_s]\n";
+  o += "  - fields: [\"dense_flops_per_s.*\", memory_bandwidth_bytes_per_s, "
+       "cpu.per_core_bandwidth_bytes_per_s]\n";
   o += "    ref: " +
        yaml_quote(fmt::format("measurement: `{}` on {} ({}), commit {}", prov.command, prov.host,
                               prov.machine, prov.commit)) +
        "\n";
   o += "    date: " + yaml_quote(prov.date.substr(0, 10)) + "\n";
-  o += "    note: \"measured: DRAM read asymptote of the bandwidth fit; best GEMM rate per compute "
-       "type of the calibration kernels, scaled from the threads they ran on to the socket's "
-       "cores (achieved, not datasheet peaks)\"\n";
+  o += "    note: " +
+       yaml_quote(fmt::format(
+           "measured: DRAM read asymptote A of the bandwidth fit bw(n) = A (1 - exp(-n / n0)), "
+           "with cpu.per_core_bandwidth_bytes_per_s = A / n0 so the entry reproduces the fitted "
+           "curve. dense_flops_per_s: derived, not measured: cores x base clock x FLOP/cycle of "
+           "the widest unit the CPUID flags name ({}); the calibration kernels' achieved rates "
+           "are in the profile",
+           peak_note)) +
+       "\n";
   o += "  - fields: [memory_bytes, cache_bytes, devices_per_server, cpu.cores, "
        "cpu.threads_per_core, cpu.numa_nodes_per_socket, cpu.base_clock_hz, cpu.isa]\n";
   o += "    ref: " +

@@ -14,15 +14,29 @@ namespace infercap::cli {
 
 /// The measured machine as one CPU socket: cores, threads, NUMA nodes, memory and last-level
 /// cache from the machine probe; the clock from /proc/cpuinfo (`cpu_mhz`, 0 = unknown); the ISA
-/// from CPUID; memory bandwidth and the dense compute table from the profile's measured
-/// asymptote and best GEMM rates. Measured rates stand where a datasheet entry has peaks (the
-/// sources say so), so the model's achievable fractions apply to what was measured.
+/// from CPUID; memory bandwidth from the profile's fitted curve (asymptote, and per core the
+/// asymptote / n0). The dense compute table holds peaks derived like a datasheet's (cores x base
+/// clock x measured_cpu_peak_rule), so the stacks' fractions of peak mean the same here as on a
+/// catalog entry; only without a clock does it fall back to the profile's achieved GEMM rates.
 HardwareSpec measured_cpu_hardware(const calibration::RunResult& run, const CalibrationProfile& p,
                                    const std::string& name, double cpu_mhz);
 
+/// FLOP (or OP) per cycle per core of the widest unit each compute type has, from the CPUID
+/// vendor and flags (calibration::cpu::isa_flags spelling), with the reasoning in words; 0 for a
+/// type the flags give no unit for.
+struct PeakRule {
+  double fp32_flops_per_cycle = 0;
+  double bf16_flops_per_cycle = 0;
+  double int8_ops_per_cycle = 0;
+  std::string why;
+};
+PeakRule measured_cpu_peak_rule(const std::string& vendor, const std::string& flags);
+
 /// The entry as catalog YAML (data/hardware schema). Every figure is covered by one source whose
-/// ref names the measurement (machine, host, date, commit, command).
-std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov);
+/// ref names the measurement (machine, host, date, commit, command); `peak_note` says how the
+/// dense compute table was derived.
+std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
+                             const std::string& peak_note);
 
 /// A lowercase catalog name from a CPU model string: "Intel(R) Xeon(R) Processor" ->
 /// "measured-intel-xeon-processor".

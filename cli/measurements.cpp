@@ -132,6 +132,11 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
     };
     if (col.count("threads")) whole("threads", r.threads, kMaxHwCount * 1024);
     if (col.count("tp")) whole("tp", r.tp, kMaxHwCount);
+    if (col.count("amx") && !get("amx").empty()) {
+      int amx = 1;
+      whole("amx", amx, 1);
+      r.amx = amx != 0;
+    }
     if (col.count("serving_mode")) r.serving_mode = get("serving_mode");
     if (col.count("request_rate"))
       num("request_rate", r.request_rate, false, spec::Range::non_negative());
@@ -261,6 +266,7 @@ std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
       if (hw->hw_class == HwClass::cpu) {
         c.deployment.tp = r.hw_count;  // sockets of one server, NUMA-pinned shards
         c.deployment.cpu.threads_per_socket = r.threads;
+        c.deployment.cpu.amx = r.amx;
       } else if (r.tp > 0) {
         // Tensor parallel as the row states; the other devices are data-parallel replicas.
         c.deployment.tp = r.tp;

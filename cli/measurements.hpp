@@ -27,6 +27,9 @@ struct MeasurementRow {
   /// Optional `threads` column (not in the shared schema): threads per socket of a CPU run;
   /// 0 = not stated, all physical cores.
   int threads = 0;
+  /// Optional `amx` column: 0 = the engine ran without AMX tiles on a CPU that has them (a
+  /// llama.cpp build with GGML_AMX_*=OFF); 1 or empty = as the CPU has them.
+  bool amx = true;
   /// Optional serving columns: `tp` (tensor-parallel degree; hw_count / tp replicas),
   /// `serving_mode` (concurrency, rate, offline; empty = not a serving row), `request_rate` (qps).
   int tp = 0;

@@ -21,6 +21,9 @@ void add_deployment_flags(CLI::App& app, spec::DeploymentFlags& f) {
   app.add_flag("--smt", f.smt, "CPU: two threads per core (costs bandwidth, seed 000 4.3)");
   app.add_option("--numa", f.numa, "CPU: pinned | interleave | single_node");
   app.add_flag("--vm", f.virtualized, "CPU: a virtual machine rather than bare metal");
+  app.add_flag("--no-amx", f.no_amx,
+               "CPU: the engine runs without AMX tiles (llama.cpp built with GGML_AMX_*=OFF, or a "
+               "VM that does not grant tile data)");
 }
 
 std::string data_dir_or_default(const std::string& flag) {

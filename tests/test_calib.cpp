@@ -499,4 +499,24 @@ TEST_CASE("a profile's GEMV rate sets the model's weight-streaming rate", "[cali
   auto other = PerfModel::create(*model, *hw, stack, dep, &q);
   REQUIRE(other.ok());
   CHECK(other->rates().weight_bw == Approx(plain->rates().weight_bw));
+
+  SECTION("weights in the measured cache: its rate per thread, never below the DRAM stream") {
+    CalibrationProfile c = p;
+    at(c.gemv_bandwidth_bytes_per_s, ComputeType::bf16) = 0;  // the plain read stream
+    c.cache_bytes = 4e9;                   // the 0.5B model's bf16 weights (~1 GB) fit
+    c.cache_bandwidth_bytes_per_s = 60e9;  // read on the profile's 2 threads
+    auto two = PerfModel::create(*model, *hw, stack, dep, &c);
+    REQUIRE(two.ok());
+    CHECK(two->rates().weight_bw == Approx(60e9));
+    Deployment one = dep;
+    one.cpu.threads_per_socket = 1;  // one core reads its slice: 60 x 1/2 = 30 GB/s
+    auto single = PerfModel::create(*model, *hw, stack, one, &c);
+    REQUIRE(single.ok());
+    CHECK(single->rates().weight_bw == Approx(30e9));
+    // A "cache" plateau no faster than DRAM (a VM reporting its host's LLC) changes nothing.
+    c.cache_bandwidth_bytes_per_s = 10e9;
+    auto slow = PerfModel::create(*model, *hw, stack, dep, &c);
+    REQUIRE(slow.ok());
+    CHECK(slow->rates().weight_bw == Approx(plain->rates().weight_bw));
+  }
 }

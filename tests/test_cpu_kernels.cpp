@@ -95,6 +95,14 @@ TEST_CASE("kernel peaks follow the vector datapath: ratios to the fp32 FMA rate"
   const HardwareSpec x = amx_cpu();
   CHECK(cpu_kernel_ops_per_cycle(x, CpuKernel::amx_int8) == Approx(2048));
   CHECK(cpu_kernel_ops_per_cycle(x, CpuKernel::amx_bf16) == Approx(1024));
+  // Two AVX-512 FMA units (f = 64): fp32 and BF16 use the zmm width, ggml's integer dot code
+  // stays on ymm, so VNNI is 4 x min(f, 32) = 128 and VPMADDUBSW 2 x 32 = 64, not 256 / 128.
+  HardwareSpec wide = x;
+  at(wide.dense_flops_per_s, ComputeType::fp32) = 16 * 4e9 * 64;
+  CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::fp32_fma) == Approx(64));
+  CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::bf16_dot) == Approx(128));
+  CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::int8_vnni) == Approx(128));
+  CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::int8_maddubs) == Approx(64));
   HardwareSpec no_clock = a;
   no_clock.cpu->base_clock_hz = 0;
   CHECK(cpu_fp32_flops_per_cycle(no_clock) == 0);
@@ -122,6 +130,7 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     Deployment d = dep(DType::q4_0);
     d.cpu.threads_per_socket = 8;
     auto p = PerfModel::create(m, avx2_cpu(), s, d);
+    INFO((p.ok() ? std::string() : p.error().message));
     REQUIRE(p.ok());
     // prefill: 8 x 4e9 x 64 x 0.25 = 512 GOP/s; decode dot: 8 x 4e9 x 64 x 0.4 / 2 weights/s.
     CHECK(p->rates().gemm_flops == Approx(8 * 4e9 * 64 * 0.25));
@@ -133,6 +142,15 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     auto p = PerfModel::create(m, amx_cpu(), s, dep(DType::q8_0));
     REQUIRE(p.ok());
     CHECK(p->rates().gemm_flops == Approx(16 * 4e9 * 2048 * 0.1));
+    CHECK(p->rates().weights_per_s == Approx(16 * 4e9 * 128 * 0.4 / 2));
+  }
+  SECTION("an engine built without AMX (--no-amx): Q8_0 prefill on the VNNI dot loop") {
+    Deployment d = dep(DType::q8_0);
+    d.cpu.amx = false;
+    auto p = PerfModel::create(m, amx_cpu(), s, d);
+    REQUIRE(p.ok());
+    // 16 x 4e9 x 128 (4 f) x 0.25 (quantised_gemm_compute_fraction), not the tiles' 2048 x 0.1.
+    CHECK(p->rates().gemm_flops == Approx(16 * 4e9 * 128 * 0.25));
     CHECK(p->rates().weights_per_s == Approx(16 * 4e9 * 128 * 0.4 / 2));
   }
   SECTION("F16 is a native format: gemm_compute_fraction and dot_fraction") {
@@ -181,4 +199,44 @@ TEST_CASE("decode is the slower of the bandwidth and the dot loop", "[model]") {
     }
   }
   CHECK(saw_issue);
+}
+
+TEST_CASE("decode dot loop: a thread's loads its loop does not hide add to the loop", "[model]") {
+  // t = max(memory, dot + (1 - overlap) x memory x u), u = bw(T) / (T x bw per thread).
+  const ModelSpec m = model_1b();
+  StackSpec s = isa_stack();
+  s.for_class(HwClass::cpu).kernel_overhead_s = 0;
+  Deployment d = dep(DType::q8_0);
+  d.cpu.threads_per_socket = 1;
+  HardwareSpec h = avx2_cpu();
+  h.memory_bandwidth_bytes_per_s = 1e12;
+  h.cpu->per_core_bandwidth_bytes_per_s = 10e9;  // one thread: 1e12 (1 - e^-0.01) = 9.95 GB/s
+  auto time_of = [&](double overlap) {
+    s.for_class(HwClass::cpu).dot_memory_overlap = overlap;
+    auto p = PerfModel::create(m, h, s, d);
+    REQUIRE(p.ok());
+    for (const auto& o : p->decode_breakdown(1, 0).ops)
+      if (o.cost.name == "ffn_up") return std::pair{o.time_s, std::pair{o.memory_s, o.issue_s}};
+    FAIL("no ffn_up");
+    return std::pair{0.0, std::pair{0.0, 0.0}};
+  };
+  const auto [full, parts] = time_of(1.0);
+  const auto [mem, dot] = parts;
+  REQUIRE(mem > 0);
+  REQUIRE(dot > 0);
+  CHECK(full == Approx(std::max(mem, dot)));
+  // One thread on a bus it cannot saturate: x = 10e9 / 1e12, u = (1 - e^-x) / x = 0.995.
+  const double u = (1 - std::exp(-0.01)) / 0.01;
+  CHECK(time_of(0.25).first == Approx(std::max(mem, dot + 0.75 * mem * u)));
+  // 16 threads on a 20 GB/s bus (saturated: x = 16 x 10 / 20 = 8, u = 0.125): the stream binds.
+  h.memory_bandwidth_bytes_per_s = 20e9;
+  d.cpu.threads_per_socket = 16;
+  const auto [sat, sat_parts] = time_of(0.25);
+  const double u16 = (1 - std::exp(-8.0)) / 8.0;
+  CHECK(sat == Approx(std::max(sat_parts.first, sat_parts.second + 0.75 * sat_parts.first * u16)));
+  CHECK(sat == Approx(sat_parts.first));
+  // ffn_up is gate and up (SwiGLU), Q8_0 34 bytes per 32: 2 x 2048 x 8192 x 4 x 34/32 / bw1.
+  const double bw1 = 1e12 * (1 - std::exp(-10e9 / 1e12));
+  // (plus the step's 2048 + 2 x 8192 fp32 activations, 0.2% of it)
+  CHECK(mem == Approx(2.0 * 2048 * 8192 * m.layers * 34 / 32 / bw1).epsilon(5e-3));
 }

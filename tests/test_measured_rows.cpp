@@ -37,31 +37,73 @@ TEST_CASE("calibrate's entry for an unknown machine loads back, every figure mea
   CalibrationProfile p;
   p.threads = 1;
   p.bandwidth.asymptote_bytes_per_s = 18e9;
+  p.bandwidth.n0_threads = 4;
   at(p.achieved_flops_per_s, ComputeType::fp32) = 60e9;
   at(p.achieved_flops_per_s, ComputeType::int8) = 250e9;
   p.provenance.command = "infercap calibrate --quick";
   p.provenance.host = "vm";
   p.provenance.date = "2026-12-01T00:00:00Z";
   const HardwareSpec h = cli::measured_cpu_hardware(fake_run(), p, "my-vm", 2600);
-  // GEMMs ran on 1 thread; the entry is the socket's 2 cores: rates x 2.
-  CHECK(at(h.dense_flops_per_s, ComputeType::fp32) == Approx(120e9));
-  CHECK(at(h.dense_flops_per_s, ComputeType::int8) == Approx(500e9));
+  // Peaks derived as a datasheet's: 2 cores x 2.6 GHz x FLOP/cycle. AMX flags: two AVX-512 FMA
+  // units (64); no amx_bf16 flag, so bf16 is VDPBF16PS (2 x 64); int8 on AMX tiles (2048).
+  CHECK(at(h.dense_flops_per_s, ComputeType::fp32) == Approx(2 * 2.6e9 * 64));
+  CHECK(at(h.dense_flops_per_s, ComputeType::bf16) == Approx(2 * 2.6e9 * 128));
+  CHECK(at(h.dense_flops_per_s, ComputeType::int8) == Approx(2 * 2.6e9 * 2048));
   CHECK(h.cpu->base_clock_hz == Approx(2.6e9));
   CHECK(h.cpu->amx);
   CHECK(h.cpu->avx512_vnni);
   CHECK(h.cpu->avx512);
   spec::Diagnostics d;
-  const auto doc = spec::parse_text(cli::hardware_to_yaml(h, p.provenance), "measured.yaml", d);
+  const std::string note =
+      cli::measured_cpu_peak_rule("GenuineIntel", fake_run().machine.flags).why;
+  const auto doc =
+      spec::parse_text(cli::hardware_to_yaml(h, p.provenance, note), "measured.yaml", d);
   const auto back = spec::load_hardware(doc, d);
-  INFO(cli::hardware_to_yaml(h, p.provenance));
+  INFO(cli::hardware_to_yaml(h, p.provenance, note));
   REQUIRE_FALSE(d.has_errors());
   REQUIRE(back);
   CHECK(back->name == "my-vm");
   CHECK(back->memory_bandwidth_bytes_per_s == Approx(18e9));
   CHECK(back->cpu->cores == 2);
+  // The entry's curve bw (1 - exp(-n per_core / bw)) is the fit's A (1 - exp(-n / n0)):
+  // per_core = A / n0 = 18 / 4 = 4.5 GB/s, so at the 2 cores 18 (1 - e^-0.5) = 7.08 GB/s.
+  CHECK(back->cpu->per_core_bandwidth_bytes_per_s == Approx(4.5e9));
+  const double bw = back->memory_bandwidth_bytes_per_s,
+               pc = back->cpu->per_core_bandwidth_bytes_per_s;
+  CHECK(bw * (1 - std::exp(-2 * pc / bw)) == Approx(p.bandwidth.at(2)));
+  CHECK(p.bandwidth.at(2) == Approx(18e9 * (1 - std::exp(-0.5))));
   CHECK(back->cpu->memory_channels == 0);  // a VM cannot see them: omitted, not invented
   CHECK(cli::measured_hardware_name("Intel(R) Xeon(R) Processor") ==
         "measured-intel-xeon-processor");
+  SECTION("without a clock the achieved rates stand in, scaled from 1 thread to 2 cores") {
+    const HardwareSpec n = cli::measured_cpu_hardware(fake_run(), p, "my-vm", 0);
+    CHECK(at(n.dense_flops_per_s, ComputeType::fp32) == Approx(120e9));
+    CHECK(at(n.dense_flops_per_s, ComputeType::int8) == Approx(500e9));
+  }
+}
+
+TEST_CASE("peak FLOP/cycle per core from the CPUID vendor and flags", "[calib]") {
+  // Zen 4: AVX-512 on two 256-bit pipes (32), VDPBF16PS 2 x 32, VNNI 4 x 32.
+  auto zen4 =
+      cli::measured_cpu_peak_rule("AuthenticAMD", "avx2 fma avx512f avx512_bf16 avx512_vnni");
+  CHECK(zen4.fp32_flops_per_cycle == 32);
+  CHECK(zen4.bf16_flops_per_cycle == 64);
+  CHECK(zen4.int8_ops_per_cycle == 128);
+  // Zen 5 (VP2INTERSECT): full-width AVX-512, 64.
+  CHECK(cli::measured_cpu_peak_rule("AuthenticAMD", "avx2 fma avx512f avx512_vp2intersect")
+            .fp32_flops_per_cycle == 64);
+  // AVX2 + FMA only: 32, and no bf16 / int8 unit named.
+  auto avx2 = cli::measured_cpu_peak_rule("GenuineIntel", "avx2 fma f16c");
+  CHECK(avx2.fp32_flops_per_cycle == 32);
+  CHECK(avx2.bf16_flops_per_cycle == 0);
+  CHECK(avx2.int8_ops_per_cycle == 0);
+  // Sapphire Rapids flags: AMX tables 1024 / 2048.
+  auto spr = cli::measured_cpu_peak_rule(
+      "GenuineIntel", "avx2 fma avx512f avx512_bf16 avx512_vnni amx_tile amx_bf16 amx_int8");
+  CHECK(spr.fp32_flops_per_cycle == 64);
+  CHECK(spr.bf16_flops_per_cycle == 1024);
+  CHECK(spr.int8_ops_per_cycle == 2048);
+  CHECK_THAT(spr.why, Catch::Contains("AMX"));
 }
 
 TEST_CASE("serving and static-batch rows map to cases with their mode, TP and replicas", "[unit]") {

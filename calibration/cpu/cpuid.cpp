@@ -51,6 +51,7 @@ IsaSupport probe() {
     s.avx512bw = (b >> 30) & 1U;
     s.avx512vl = (b >> 31) & 1U;
     s.avx512_vnni = (c >> 11) & 1U;
+    s.avx512_vp2intersect = (d >> 8) & 1U;
     s.amx_bf16 = (d >> 22) & 1U;
     s.amx_tile = (d >> 24) & 1U;
     s.amx_int8 = (d >> 25) & 1U;
@@ -155,6 +156,7 @@ std::string isa_flags() {
   add(s.avx512dq, "avx512dq");
   add(s.avx512_bf16, "avx512_bf16");
   add(s.avx512_vnni, "avx512_vnni");
+  add(s.avx512_vp2intersect, "avx512_vp2intersect");
   add(s.amx_tile, "amx_tile");
   add(s.amx_bf16, "amx_bf16");
   add(s.amx_int8, "amx_int8");

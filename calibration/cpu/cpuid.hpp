@@ -12,6 +12,7 @@ struct IsaSupport {
   bool avx2 = false, fma = false, f16c = false;
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
   bool avx512_bf16 = false, avx512_vnni = false;
+  bool avx512_vp2intersect = false;  ///< Zen 5 has it, Zen 4 not: tells their FMA widths apart
   bool amx_tile = false, amx_bf16 = false, amx_int8 = false;
   bool os_avx = false, os_avx512 = false, os_amx = false;  ///< XCR0 state enabled by the OS
   bool hypervisor = false;

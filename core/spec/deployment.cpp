@@ -46,6 +46,7 @@ std::optional<Deployment> make_deployment(const DeploymentFlags& f, Diagnostics&
   d.cpu.threads_per_socket = f.threads;
   d.cpu.smt = f.smt;
   d.cpu.virtualized = f.virtualized;
+  d.cpu.amx = !f.no_amx;
   if (f.numa == "pinned") {
     d.cpu.numa = NumaPolicy::pinned;
   } else if (f.numa == "interleave") {

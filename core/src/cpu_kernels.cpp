@@ -1,5 +1,6 @@
 #include "infercap/cpu_kernels.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace infercap {
@@ -34,6 +35,10 @@ double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
   if (!hw.cpu) return 0;
   const CpuTopology& c = *hw.cpu;
   const double f = cpu_fp32_flops_per_cycle(hw);
+  // ggml's integer dot products are 256-bit code on every x86 part (quants.c vec_dot_q8_0_q8_0,
+  // sgemm.cpp tinyBLAS_Q0_AVX: __m256i with VPDPBUSD ymm or VPMADDUBSW): two 256-bit pipes
+  // at most, 32 fp32-FMA-equivalent FLOP/cycle, even where AVX-512 doubles f.
+  const double f256 = std::min(f, 32.0);
   const double hz = core_hz(hw);
   switch (k) {
     case CpuKernel::fp32_fma:
@@ -42,9 +47,9 @@ double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
     case CpuKernel::bf16_dot:
       return c.avx512_bf16 ? 2 * f : 0;
     case CpuKernel::int8_maddubs:
-      return c.avx2 || c.avx512 ? 2 * f : 0;
+      return c.avx2 || c.avx512 ? 2 * f256 : 0;
     case CpuKernel::int8_vnni:
-      return c.avx512_vnni ? 4 * f : 0;
+      return c.avx512_vnni ? 4 * f256 : 0;
     case CpuKernel::amx_int8:
       return c.amx && hz > 0 ? at(hw.dense_flops_per_s, ComputeType::int8) / hz : 0;
     case CpuKernel::amx_bf16:

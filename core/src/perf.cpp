@@ -136,6 +136,11 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   // CPU sockets: bandwidth saturates with threads, SMT and virtualisation cost bandwidth, and
   // the NUMA policy decides how much traffic crosses the socket link.
   double threads = 0;
+  // bw(N) / (N x one thread's rate) on the saturation curve A (1 - e^-x) at x = N / n0: 1 while
+  // threads stream independently, -> 0 once they share a saturated bus. The share of a decode
+  // dot loop's loads that cannot overlap other threads' work scales with it.
+  auto unsaturated = [](double x) { return x > 1e-12 ? (1 - std::exp(-x)) / x : 1.0; };
+  double unsaturated_share = 1;
   if (hw.hw_class == HwClass::cpu && hw.cpu) {
     const auto& c = *hw.cpu;
     threads = dep.cpu.threads_per_socket > 0 ? dep.cpu.threads_per_socket : c.cores;
@@ -146,6 +151,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
                               : eff.core_bandwidth_bytes_per_s > 0 ? eff.core_bandwidth_bytes_per_s
                                                                    : kDefaultPerCoreBandwidth;
       const BandwidthCurve curve{bw, bw / per_core, 0, 0};
+      if (bw > 0) unsaturated_share = unsaturated(physical * per_core / bw);
       bw = curve.at(physical);
       flops *= physical / c.cores;
       attn_flops *= physical / c.cores;
@@ -155,6 +161,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     if (profile->bandwidth.asymptote_bytes_per_s > 0) {
       bw = hw.hw_class == HwClass::cpu && threads > 0 ? profile->bandwidth.at(threads)
                                                       : profile->bandwidth.asymptote_bytes_per_s;
+      if (hw.hw_class == HwClass::cpu && threads > 0 && profile->bandwidth.n0_threads > 0)
+        unsaturated_share = unsaturated(threads / profile->bandwidth.n0_threads);
     }
     if (at(profile->achieved_flops_per_s, m.compute_) > 0) {
       flops = at(profile->achieved_flops_per_s, m.compute_);
@@ -204,7 +212,9 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
                    !stack.datasheet_peaks && !dep.compute;
   double isa_decode_ops = 0;
   if (isa) {
-    const CpuKernelChoice k = llamacpp_cpu_kernels(dep.precision.weights, *hw.cpu);
+    CpuTopology engine_cpu = *hw.cpu;
+    engine_cpu.amx = engine_cpu.amx && dep.cpu.amx;
+    const CpuKernelChoice k = llamacpp_cpu_kernels(dep.precision.weights, engine_cpu);
     const double clock = hw.cpu->base_clock_hz > 0 ? hw.cpu->base_clock_hz : hw.clock_hz;
     const double core_hz = std::min<double>(threads, hw.cpu->cores) * clock;
     const double prefill_ops = cpu_kernel_ops_per_cycle(hw, k.prefill);
@@ -236,6 +246,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     r.kernel_overhead = std::max(r.kernel_overhead, profile->kernel_overhead_s);
   }
   r.step_overhead = eff.step_overhead_s;
+  r.dot_memory_overlap = eff.dot_memory_overlap;
+  r.unsaturated_share = unsaturated_share;
   r.gemm_m_half = eff.gemm_m_half;
   {
     const double cycles = is_block_quantised(dep.precision.weights)
@@ -302,12 +314,19 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     const double stream = profile->bandwidth.at(profile->threads > 0 ? profile->threads : 1);
     if (gemv > 0 && stream > 0) r.weight_bw *= gemv / stream;
   }
-  // A model whose weights fit in the measured cache streams them at cache speed.
+  // A model whose weights fit in the measured cache streams them at cache speed. The cache rate
+  // was read on the profile's threads; each core reads its own slice, so on a CPU it scales with
+  // the threads used. It replaces the DRAM stream only where it is faster: a VM that reports its
+  // host's LLC can measure a "cache" plateau at DRAM speed, and the model then must not run one
+  // thread at two threads' rate (it did: 2x on few-thread decode of a 0.5B model).
   if (profile != nullptr && profile->cache_bandwidth_bytes_per_s > 0 && !stack.datasheet_peaks) {
     const double w =
         total_params(model) * bytes_per_element(dep.precision.weights) / (dep.tp * dep.pp);
     if (w < profile->cache_bytes) {
-      r.weight_bw = profile->cache_bandwidth_bytes_per_s * eff.weight_bandwidth_fraction;
+      double cache_bw = profile->cache_bandwidth_bytes_per_s;
+      if (hw.hw_class == HwClass::cpu && hw.cpu && threads > 0 && profile->threads > 0)
+        cache_bw *= std::min<double>(threads, hw.cpu->cores) / profile->threads;
+      r.weight_bw = std::max(r.weight_bw, cache_bw * eff.weight_bandwidth_fraction);
     }
   }
   if (r.weight_bw <= 0 || r.gemm_flops <= 0 || r.attn_flops <= 0) {
@@ -356,13 +375,17 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is
       issue_s = o.weight_bytes / weight_bytes_per_element_ / r.weights_per_s;
     }
     double compute_used = compute_s;
+    double serial_s = 0;  // the part of the dot loop its loads do not hide
     if (cpu_dot_loop_ && is_gemm && !is_prefill && o.gemm_m < kCpuTileRows) {
       // A few tokens: one dot-product pass over the weights per token; the tiled kernel's rate
       // does not apply.
       issue_s *= std::max(1.0, o.gemm_m);
       compute_used = 0;
+      // Each thread waits on its own loads for the part its loop does not overlap; threads
+      // overlap one another, so once the bus saturates the stream alone sets the time.
+      serial_s = (1.0 - r.dot_memory_overlap) * memory_s * r.unsaturated_share;
     }
-    const double t = std::max({compute_used, memory_s, issue_s}) + comm_s + overhead_s;
+    const double t = std::max({compute_used, memory_s, issue_s + serial_s}) + comm_s + overhead_s;
     total += t;
     if constexpr (kCollect) {
       OpTime ot;

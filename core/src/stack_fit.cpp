@@ -12,7 +12,7 @@
 namespace infercap {
 
 std::string_view stack_param_name(StackParam p) {
-  static constexpr std::array<std::string_view, 14> kNames{"weight_bandwidth_fraction",
+  static constexpr std::array<std::string_view, 15> kNames{"weight_bandwidth_fraction",
                                                            "kv_bandwidth_fraction",
                                                            "gemm_compute_fraction",
                                                            "quantised_gemm_compute_fraction",
@@ -25,7 +25,8 @@ std::string_view stack_param_name(StackParam p) {
                                                            "amx_gemm_fraction",
                                                            "dot_fraction",
                                                            "quantised_dot_fraction",
-                                                           "core_bandwidth_bytes_per_s"};
+                                                           "core_bandwidth_bytes_per_s",
+                                                           "dot_memory_overlap"};
   return kNames[static_cast<int>(p)];
 }
 
@@ -59,6 +60,8 @@ double* stack_param_field(StackEfficiency& e, StackParam p) {
       return &e.quantised_dot_fraction;
     case StackParam::core_bandwidth_bytes_per_s:
       return &e.core_bandwidth_bytes_per_s;
+    case StackParam::dot_memory_overlap:
+      return &e.dot_memory_overlap;
   }
   return nullptr;
 }

@@ -36,7 +36,8 @@ double cpu_fp32_flops_per_cycle(const HardwareSpec& hw);
 
 /// Peak operations per cycle per core of a kernel family on this CPU; 0 when the ISA is absent.
 /// Ratios to the fp32 FMA rate f: fp32 and fp16 (F16C) 1 f, BF16 dot 2 f, AVX2 int8 2 f (one
-/// VPMADDUBSW does 4x an FMA's multiply-adds but needs a VPMADDWD to widen), VNNI 4 f. AMX rates
+/// VPMADDUBSW does 4x an FMA's multiply-adds but needs a VPMADDWD to widen), VNNI 4 f, the two
+/// integer families on 256-bit vectors (f capped at 32: ggml's integer dot code is ymm). AMX rates
 /// come from the catalog's int8 / bf16 tables (their only source on AMX parts).
 double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k);
 

@@ -35,6 +35,10 @@ struct CpuOptions {
   NumaPolicy numa = NumaPolicy::pinned;
   bool virtualized = false;
   double vm_bandwidth_factor = 0.45;  ///< seed 000 §4.3: bare metal "more than twice" a cloud VM
+  /// The engine uses AMX tiles where the CPU has them. False for a build without them
+  /// (llama.cpp's GGML_AMX_*=OFF) or where the OS does not grant tile data (some VMs: ggml's
+  /// AMX path then dies on the first tile load), so prefill runs on the AVX-512 dot loops.
+  bool amx = true;
 };
 
 struct Deployment {
@@ -108,7 +112,10 @@ class PerfModel {
     double kernel_overhead = 0;
     double step_overhead = 0;
     double gemm_m_half = 0;
-    double weights_per_s = 0;  ///< issue limit of weight-streaming ops (0 = none)
+    double weights_per_s = 0;       ///< issue limit of weight-streaming ops (0 = none)
+    double dot_memory_overlap = 1;  ///< CPU decode dot loop: share hidden under its loads
+    /// CPU: bw(threads) / (threads x one thread's rate), 1 = unsaturated (few threads)
+    double unsaturated_share = 1;
   };
   const Rates& rates() const { return rates_; }
 

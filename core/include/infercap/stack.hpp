@@ -65,6 +65,13 @@ struct StackEfficiency {
   double amx_gemm_fraction = 1;       ///< AMX tile GEMMs (prefill) of the kernel's AMX peak
   double dot_fraction = 1;            ///< batch-1 dot loop, native weights, of the family peak
   double quantised_dot_fraction = 1;  ///< same, block-quantised weights (unpacking, scales)
+  /// How much of a thread's weight loads hide under its dot loop, in (0, 1]: a decode projection
+  /// takes max(memory, dot + (1 - overlap) x memory x u), u = bw(threads) / (threads x one
+  /// thread's rate) (1 with few threads, -> 0 on a saturated bus, where other threads fill the
+  /// gaps). 1 = a pure roofline; small values: one thread's loads and arithmetic run one after
+  /// the other, as few-thread llama.cpp decode does (measured on a 2-core Xeon VM,
+  /// data/measurements/xeon-amx-vm-2c-llamabench.csv).
+  double dot_memory_overlap = 1;
   /// Bandwidth one thread of this stack's kernels pulls when the catalog gives no per-core figure
   /// (software prefetch and row splitting set how many misses a thread keeps in flight);
   /// 0 = the model's class default (20 GB/s).

@@ -24,6 +24,7 @@ struct DeploymentFlags {
   bool smt = false;
   std::string numa = "pinned";  ///< pinned | interleave | single_node
   bool virtualized = false;
+  bool no_amx = false;  ///< the engine build does not use AMX tiles (--no-amx)
 };
 
 /// Builds a Deployment. Each bad value becomes an error diagnostic whose key is the flag's

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The calibration loop as a Markdown table: llama-bench ground truth on one machine against
+`infercap predict --calibration` (through `infercap validate`), per weight format and thread
+count, for two stacks: the committed one (fitted with these rows) and one fitted without them.
+
+  scripts/calibration-loop-table.py ROWS.csv FITTED.csv WITHOUT.csv
+
+ROWS.csv is the measurement file (its `threads` column says each row's thread count; repeated
+decode runs are averaged); FITTED.csv and WITHOUT.csv are `infercap validate -f csv` outputs over
+it. Writes the table to stdout. Targets (issue 10): 15% decode, 25% prefill, at both thread
+counts.
+"""
+import csv
+import sys
+from collections import defaultdict
+
+
+def predictions(path):
+    out = {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for r in csv.reader(f):
+            if len(r) > 9 and r[0] and r[0] != "id":
+                try:
+                    out[r[0]] = float(r[8])
+                except ValueError:
+                    pass
+    return out
+
+
+def main():
+    rows_path, fitted_path, without_path = sys.argv[1:4]
+    fitted, without = predictions(fitted_path), predictions(without_path)
+    groups = defaultdict(list)  # (model, precision, threads, kind) -> [(measured, fit, lodo)]
+    with open(rows_path, newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if r["id"] not in fitted or r["id"] not in without:
+                continue
+            kind = "prefill" if r["metric"].startswith("prefill") else "decode"
+            key = (r["model"], r["precision"], int(r["threads"] or 0), kind)
+            groups[key].append((float(r["value"]), fitted[r["id"]], without[r["id"]]))
+    print("| model | weights | threads | pp512 measured | predicted | error | without these rows |"
+          " tg128 measured (mean of repeats) | predicted | error | without these rows |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    within = {"prefill": [0, 0], "decode": [0, 0]}
+    for model, prec, threads in sorted({k[:3] for k in groups}):
+        cells = [model, prec, str(threads)]
+        for kind, limit in (("prefill", 0.25), ("decode", 0.15)):
+            g = groups.get((model, prec, threads, kind))
+            if not g:
+                cells += ["-"] * 4
+                continue
+            m = sum(x[0] for x in g) / len(g)
+            p, w = g[0][1], g[0][2]
+            e, ew = p / m - 1, w / m - 1
+            within[kind][0] += abs(e) <= limit
+            within[kind][1] += 1
+            cells += [f"{m:.4g}", f"{p:.4g}", f"{e:+.0%}", f"{ew:+.0%}"]
+        print("| " + " | ".join(cells) + " |")
+    print()
+    print(f"Within target with the committed stack: prefill (25%) {within['prefill'][0]} of "
+          f"{within['prefill'][1]}, decode (15%) {within['decode'][0]} of {within['decode'][1]}.")
+
+
+if __name__ == "__main__":
+    main()
