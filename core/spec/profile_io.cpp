@@ -185,8 +185,8 @@ Result<CalibrationProfile> load_profile(const std::string& path, Diagnostics& di
   return parse_profile(*text, path, diags);
 }
 
-Result<std::string> save_profile(const CalibrationProfile& p, const std::string& path) {
-  return write_file_atomically(path, profile_to_yaml(p));
+Result<std::string> save_profile(const CalibrationProfile& p, const std::string& path, bool force) {
+  return write_file_atomically(path, profile_to_yaml(p), force);
 }
 
 }  // namespace infercap::spec
