@@ -59,6 +59,7 @@ Run run_cli(const std::vector<std::string>& args) {
   std::vector<std::string> all{INFERCAP_CLI_PATH};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(all.size() + 1);
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::string data = std::string("INFERCAP_DATA_DIR=") + INFERCAP_SOURCE_DIR + "/data";

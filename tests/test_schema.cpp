@@ -61,7 +61,7 @@ std::string json_type(const YAML::Node& n) {
 }
 
 double number_of(const YAML::Node& n) {
-  const std::string s = n.Scalar();
+  const std::string& s = n.Scalar();
   if (s.find("inf") != std::string::npos || s.find("Inf") != std::string::npos ||
       s.find("INF") != std::string::npos)
     return s[0] == '-' ? -INFINITY : INFINITY;
@@ -155,7 +155,9 @@ struct Validator {
     if (n.IsMap()) {
       for (auto it = n.begin(); it != n.end(); ++it) {
         const std::string key = it->first.Scalar();
-        const std::string kp = path.empty() ? key : path + "." + key;
+        std::string kp = path;
+        if (!kp.empty()) kp += ".";
+        kp += key;
         bool matched = false;
         if (s.contains("properties") && s["properties"].contains(key)) {
           matched = true;

@@ -196,6 +196,7 @@ std::optional<LengthDist> read_length(Reader& r, std::string_view key, bool requ
   auto c = r.child(key);
   if (!c) return std::nullopt;
   std::vector<std::string> kind_names;
+  kind_names.reserve(kLengthKinds.size());
   for (const auto& [name, k] : kLengthKinds) kind_names.emplace_back(name);
   const auto kind_at = c->choice("kind", kind_names, true);
   if (c->describing()) {
@@ -355,6 +356,7 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
   if (r.has("arrival") || r.describing()) {
     // The process alone (`arrival: bursty`) or a mapping with its kind and scv.
     std::vector<std::string> names;
+    names.reserve(kArrivalKinds.size());
     for (const auto& [name, k] : kArrivalKinds) names.emplace_back(name);
     r.describe("arrival",
                SchemaShape{SchemaType::choice, Dim::dimensionless, {}, false, names, {}});
@@ -365,10 +367,11 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
       kind = n.Scalar();
     } else {
       a = r.child("arrival");
-      if (a) kind = a->value_or<std::string>("kind", "poisson");
-      if (a)
+      if (a) {
+        kind = a->value_or<std::string>("kind", "poisson");
         a->describe("kind",
                     SchemaShape{SchemaType::choice, Dim::dimensionless, {}, false, names, {}});
+      }
     }
     const auto known = std::find_if(kArrivalKinds.begin(), kArrivalKinds.end(),
                                     [&](const auto& e) { return e.first == kind; });
