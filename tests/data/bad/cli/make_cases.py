@@ -381,7 +381,7 @@ for tag, flags in [("prompt-nan", "--prompt nan"), ("prompt-inf", "--prompt inf"
 # A symbolic link or a read-only file is replaced only with --force; a directory or a missing
 # folder never. The bracketed word says how OUT is prepared in a fresh folder TMP (setup_output;
 # tests/test_spec_bad.cpp prepares it the same way); each refusal comes before any work.
-MEAS_SMALL = "SRC/data/measurements/cpu-llamacpp-public.csv"
+MEAS_SMALL = "SRC/tests/data/measurements/two-rows.csv"  # a fixture: the [force] line counts its rows
 ASCEND = "SRC/data/calibration/imports/ascend-910-published.yaml"
 for name, command in [
         ("output-symlink-report", "[symlink] report SRC/data/examples/support-bot.yaml -o OUT.md"),
