@@ -577,7 +577,7 @@ int run_profile_import(const ImportArgs& a, const std::string& output,
     fmt::print("\n{}", spec::profile_to_yaml(p));
     return kExitOk;
   }
-  auto saved = spec::save_profile(p, output);
+  auto saved = spec::save_profile(p, output, a.force);
   if (!saved) {
     fmt::print(stderr, "infercap calibrate: {}\n", saved.error().message);
     return kExitIo;
@@ -691,7 +691,7 @@ int run_stack_fit(const ImportArgs& a, const std::string& output, const std::str
     fmt::print("\n{}", yaml);
     return kExitOk;
   }
-  if (auto w = spec::write_file_atomically(output, yaml); !w) {
+  if (auto w = spec::write_file_atomically(output, yaml, a.force); !w) {
     fmt::print(stderr, "infercap calibrate: {}\n", w.error().message);
     return kExitIo;
   }
@@ -706,6 +706,13 @@ int run_import(const ImportArgs& a, const std::string& output, const std::string
   if (!a.import_files.empty() && !a.from_benchmarks.empty()) {
     fmt::print(stderr, "infercap calibrate: --import and --from-benchmarks exclude each other\n");
     return kExitUsage;
+  }
+  // The output path is checked before any file is read or fitted: a refusal costs nothing.
+  if (!output.empty()) {
+    if (auto ok = spec::check_output_path(output, a.force); !ok) {
+      fmt::print(stderr, "infercap calibrate: {}\n", ok.error().message);
+      return kExitIo;
+    }
   }
   if (!a.import_files.empty()) return run_profile_import(a, output, hardware);
   return run_stack_fit(a, output, hardware, data);

@@ -71,6 +71,7 @@ struct ImportArgs {
   std::vector<std::string> import_files;  ///< several: one device's rows from several tools
   std::string stack;
   BenchImportOptions opt;
+  bool force = false;  ///< calibrate's --force: replace a symbolic link or read-only output
   bool active() const { return !from_benchmarks.empty() || !import_files.empty(); }
 };
 std::shared_ptr<ImportArgs> add_import_options(CLI::App* calibrate);

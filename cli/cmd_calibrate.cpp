@@ -37,6 +37,7 @@ struct CalibrateArgs {
   int threads = 0;
   double max_spread = 0.25;
   std::string command;
+  bool force = false;  // replace a symbolic link or a read-only file at an output path
 };
 
 void progress_bar(int done, int total, const std::string& what) {
@@ -50,13 +51,13 @@ void progress_bar(int done, int total, const std::string& what) {
   std::fflush(stderr);
 }
 
-void write_rows_csv(const std::string& path, const calibration::RunResult& r) {
-  std::ofstream out(path);
-  out << "backend,kernel,kind,isa,weights,compute,threads,numa_node,bytes,m,n,k,bytes_per_call,"
-         "flops_per_call,reps,median_s,min_s,p10_s,p90_s,spread,noisy,check_ok,check_error,"
-         "bytes_per_s,flops_per_s\n";
+std::string rows_csv(const calibration::RunResult& r) {
+  std::string out =
+      "backend,kernel,kind,isa,weights,compute,threads,numa_node,bytes,m,n,k,bytes_per_call,"
+      "flops_per_call,reps,median_s,min_s,p10_s,p90_s,spread,noisy,check_ok,check_error,"
+      "bytes_per_s,flops_per_s\n";
   for (const auto& m : r.rows) {
-    out << fmt::format(
+    out += fmt::format(
         "{},{},{},{},{},{},{},{},{:.6g},{},{},{},{:.6g},{:.6g},{},{:.6g},{:.6g},{:.6g},"
         "{:.6g},{:.4f},{},{},{:.3g},{:.6g},{:.6g}\n",
         m.backend, m.kernel, calibration::kernel_kind_name(m.kind), m.isa, dtype_name(m.weights),
@@ -65,6 +66,7 @@ void write_rows_csv(const std::string& path, const calibration::RunResult& r) {
         m.p10_s, m.p90_s, m.spread, m.noisy ? 1 : 0, m.check_ok ? 1 : 0, m.check_error,
         m.bytes_per_s(), m.flops_per_s());
   }
+  return out;
 }
 
 // The clock /proc/cpuinfo reports for the first CPU (MHz); 0 when it says nothing (non-Linux).
@@ -177,6 +179,14 @@ int run_calibrate(const CalibrateArgs& a) {
       }
     }
   }
+  // Output paths are checked before measuring: a refusal should not cost a sweep.
+  for (const std::string* out : {&a.output, &a.rows, &a.hardware_out}) {
+    if (out->empty()) continue;
+    if (auto ok = spec::check_output_path(*out, a.force); !ok) {
+      fmt::print(stderr, "infercap calibrate: {}\n", ok.error().message);
+      return kExitIo;
+    }
+  }
   calibration::RunOptions opt;
   opt.effort = a.full   ? calibration::Effort::full
                : a.tiny ? calibration::Effort::tiny
@@ -243,14 +253,19 @@ int run_calibrate(const CalibrateArgs& a) {
     }
   }
   print_vs_datasheet(profile, hw ? &*hw : nullptr);
-  if (!a.rows.empty()) write_rows_csv(a.rows, r);
+  if (!a.rows.empty()) {
+    if (auto w = spec::write_file_atomically(a.rows, rows_csv(r), a.force); !w) {
+      fmt::print(stderr, "infercap calibrate: {}\n", w.error().message);
+      return kExitIo;
+    }
+  }
   if (!r.failed.empty()) {
     fmt::print(stderr, "infercap calibrate: {} kernel(s) failed their checks; no profile written\n",
                r.failed.size());
     return kExitCalibration;
   }
   if (!hw_path.empty()) {
-    if (auto w = spec::write_file_atomically(hw_path, hw_yaml); !w) {
+    if (auto w = spec::write_file_atomically(hw_path, hw_yaml, a.force); !w) {
       fmt::print(stderr, "infercap calibrate: {}\n", w.error().message);
       return kExitIo;
     }
@@ -259,7 +274,7 @@ int run_calibrate(const CalibrateArgs& a) {
     fmt::print("\n# hardware entry for this machine (write it with --hardware-out):\n{}", hw_yaml);
   }
   if (!a.output.empty()) {
-    auto saved = spec::save_profile(profile, a.output);
+    auto saved = spec::save_profile(profile, a.output, a.force);
     if (!saved) {
       fmt::print(stderr, "infercap calibrate: {}\n", saved.error().message);
       return kExitIo;
@@ -296,9 +311,13 @@ Runner register_calibrate(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   sub->add_flag("--list", args->list, "list backends and kernels with their availability");
+  add_force_flag(sub, args->force);
   auto imports = add_import_options(sub);  // --from-benchmarks, --import: calibrate_import.cpp
   return [args, imports] {
-    if (imports->active()) return run_import(*imports, args->output, args->hardware, args->data);
+    if (imports->active()) {
+      imports->force = args->force;
+      return run_import(*imports, args->output, args->hardware, args->data);
+    }
     // Provenance: the command as typed (argv is not reachable here; rebuild it from the flags).
     std::string cmd = "infercap calibrate --backend " + args->backend +
                       (args->full   ? " --full"

@@ -9,6 +9,7 @@
 #include "exit_codes.hpp"
 #include "infercap/report/build.hpp"
 #include "infercap/report/render.hpp"
+#include "infercap/spec/atomic_write.hpp"
 #include "plan_command.hpp"
 
 namespace infercap::cli {
@@ -23,6 +24,7 @@ struct ReportArgs {
   std::string data;
   int top = 5;
   bool no_sensitivity = false;
+  bool force = false;  ///< replace a symbolic link or a read-only file at --output
 };
 
 int run_report(const ReportArgs& a) {
@@ -36,6 +38,11 @@ int run_report(const ReportArgs& a) {
     diags.error("", 0, 0, "--currency", fmt::format("expected USD or CNY, found '{}'", a.currency));
   if (a.top < 1) diags.error("", 0, 0, "--top", fmt::format("expected >= 1, found {}", a.top));
   if (diags.has_errors()) return print_diagnostics(diags);
+  // The output path is checked before the plan is solved: a refusal costs nothing.
+  if (auto ok = spec::check_output_path(a.output, a.force); !ok) {
+    fmt::print(stderr, "infercap report: {}\n", ok.error().message);
+    return kExitIo;
+  }
   // A Chinese report is for a team buying in CNY unless told otherwise.
   const std::string currency = !a.currency.empty() ? a.currency : a.lang == "zh" ? "CNY" : "";
   int rc = kExitOk;
@@ -51,7 +58,7 @@ int run_report(const ReportArgs& a) {
   // the fit (decode 7.2%, prefill 14.5%); the sensitivity table uses the larger.
   o.accuracy = {0.072, 0.145, "docs/validation.md, leave-one-hardware-out"};
   const report::Document doc = report::build_document(solved->inputs, solved->plan, o);
-  if (auto w = report::render_to_path(doc, a.output); !w) {
+  if (auto w = report::render_to_path(doc, a.output, a.force); !w) {
     fmt::print(stderr, "infercap report: {}\n", w.error().message);
     return kExitIo;
   }
@@ -74,6 +81,7 @@ Runner register_report(CLI::App& app) {
   sub->add_option("--top,-n", a->top, "candidates shown per pool")->capture_default_str();
   sub->add_flag("--no-sensitivity", a->no_sensitivity, "skip the sensitivity re-solves");
   sub->add_option("--data", a->data, "catalog folder (default: INFERCAP_DATA_DIR or built-in)");
+  add_force_flag(sub, a->force);
   return [a] { return run_report(*a); };
 }
 

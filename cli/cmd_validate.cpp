@@ -39,6 +39,7 @@ struct ValidateArgs {
   bool by_device = false;                 // also summarise per source, metric and device
   std::string residuals_out;              // write every predicted row's residual here
   std::vector<std::string> calibrations;  // profiles; each applies to rows of its hardware
+  bool force = false;                     // replace a symbolic link or read-only output file
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -165,25 +166,32 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
   return p;
 }
 
-int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vector<MappedRow>& rows,
-            spec::Diagnostics& diags, Format f) {
-  const StackSpec* base = catalog.find_stack(a.fit);
-  if (!base) {
-    diags.error("", 0, 0, "--fit", fmt::format("unknown stack '{}'", a.fit));
-    return print_diagnostics(diags);
-  }
-  StackSpec fitted = *base;
+// What a fit needs of the rows, collected while they stream past: the cases that ran on the
+// stack being fitted, by hardware class, and their ids (for the provenance line).
+struct FitRows {
   std::map<HwClass, std::vector<BenchCase>> by_class;
   std::set<std::string> ids;
-  // Seed claims are what the tool is asked to check, never what it is fitted on; serving rows
-  // judge the serving model and are not fitted either (fit physics, not rows).
-  for (const auto& m : rows) {
-    if (m.bench && m.stack_name == base->name && source_tag(m.row) != "SEED" &&
+
+  void add(const MappedRow& m, const StackSpec& base) {
+    // Seed claims are what the tool is asked to check, never what it is fitted on; serving rows
+    // judge the serving model and are not fitted either (fit physics, not rows).
+    if (m.bench && m.stack_name == base.name && source_tag(m.row) != "SEED" &&
         !is_serving_metric(m.bench->metric)) {
       by_class[m.bench->hardware.hw_class].push_back(*m.bench);
       ids.insert(m.row.id);
     }
   }
+};
+
+int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
+            spec::Diagnostics& diags, Format f) {
+  if (!base) {
+    diags.error("", 0, 0, "--fit", fmt::format("unknown stack '{}'", a.fit));
+    return print_diagnostics(diags);
+  }
+  StackSpec fitted = *base;
+  const auto& by_class = rows.by_class;
+  const auto& ids = rows.ids;
   if (by_class.empty()) {
     diags.error("", 0, 0, "--fit", fmt::format("no measured rows ran on stack '{}'", base->name));
     return print_diagnostics(diags);
@@ -199,7 +207,7 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
                {"rms_log_error_before", Dim::dimensionless},
                {"rms_log_error_after", Dim::dimensionless}};
   std::vector<std::string> notes;
-  for (auto& entry : by_class) {
+  for (const auto& entry : by_class) {
     const HwClass cls = entry.first;
     const std::vector<BenchCase>& cases = entry.second;
     const auto params = params_for(cls, fitted.for_class(cls), cases);
@@ -270,7 +278,7 @@ int run_fit(const ValidateArgs& a, const spec::Catalog& catalog, const std::vect
     prov.date = calibration::iso_date_utc().substr(0, 10);
     prov.note = fmt::format("{}", fmt::join(notes, "; "));
     record_fit_provenance(fitted, base->sources, std::move(prov));
-    if (auto w = spec::write_file_atomically(a.write, stack_to_yaml(fitted)); !w) {
+    if (auto w = spec::write_file_atomically(a.write, stack_to_yaml(fitted), a.force); !w) {
       fmt::print(stderr, "infercap validate: {}\n", w.error().message);
       return kExitIo;
     }
@@ -288,45 +296,46 @@ int run_validate(const ValidateArgs& a) {
   }
   if (a.files.empty()) diags.error("", 0, 0, "--measurements", "expected at least one CSV file");
   if (diags.has_errors()) return print_diagnostics(diags);
+  // Output paths are checked before any row is read: a refusal costs nothing.
+  for (const std::string* out : {&a.write, &a.residuals_out}) {
+    if (out->empty()) continue;
+    if (auto ok = spec::check_output_path(*out, a.force); !ok) {
+      fmt::print(stderr, "infercap validate: {}\n", ok.error().message);
+      return kExitIo;
+    }
+  }
   auto catalog = spec::Catalog::load(data_dir_or_default(a.data), diags);
   if (diags.has_errors()) return print_diagnostics(diags);
-  std::vector<MeasurementRow> raw;
-  for (const auto& file : a.files) {
-    auto r = read_measurements(file, diags);
-    raw.insert(raw.end(), r.begin(), r.end());
-  }
-  if (diags.has_errors()) {
-    print_diagnostics(diags);
-    return diags.items().front().line == 0 ? kExitIo : kExitSpec;
-  }
   // Each profile applies to the rows of the hardware it names: a catalog entry, or the entry
   // `calibrate` wrote for a machine the catalog does not know (a YAML beside the profile).
+  // Loaded before the rows stream past (each row is predicted as it is read); their problems are
+  // reported after the measurement files', as they always were.
+  spec::Diagnostics profile_diags;
   std::vector<std::pair<CalibrationProfile, std::string>> profiles;  // profile, hardware name
   std::vector<HardwareSpec> measured;  // entries outside the catalog the profiles name
   for (const auto& file : a.calibrations) {
-    auto prof = spec::load_profile(file, diags);
+    auto prof = spec::load_profile(file, profile_diags);
     if (!prof) continue;
-    auto h = profile_hardware(catalog, *prof, file, diags);
+    auto h = profile_hardware(catalog, *prof, file, profile_diags);
     if (!h) continue;
     profiles.emplace_back(*prof, h->name);
     if (catalog.find_hardware(h->name) == nullptr) measured.push_back(*h);
   }
-  if (diags.has_errors()) return print_diagnostics(diags);
-  auto rows = map_measurements(raw, catalog, measured);
   auto profile_for = [&](const HardwareSpec& hw) -> const CalibrationProfile* {
     for (const auto& [prof, name] : profiles) {
       if (name == hw.name) return &prof;
     }
     return nullptr;
   };
-  if (!a.stack.empty()) {
-    if (!catalog.find_stack(a.stack)) {
-      diags.error("", 0, 0, "--stack", fmt::format("unknown stack '{}'", a.stack));
-      return print_diagnostics(diags);
-    }
-    for (auto& m : rows) m.stack_name = catalog.find_stack(a.stack)->name;
-  }
-  if (!a.fit.empty()) return run_fit(a, catalog, rows, diags, *f);
+  const StackSpec* stack_override = a.stack.empty() ? nullptr : catalog.find_stack(a.stack);
+  const bool fitting = !a.fit.empty();
+  const StackSpec* fit_base = fitting ? catalog.find_stack(a.fit) : nullptr;
+  // Rows are predicted only while everything so far is valid: a run that ends in diagnostics
+  // prints nothing else, and one that does not needs every row.
+  auto usable = [&] {
+    return !diags.has_errors() && !profile_diags.has_errors() &&
+           (a.stack.empty() || stack_override != nullptr);
+  };
 
   ResultTable t;
   t.title = "predicted vs measured";
@@ -342,47 +351,79 @@ int run_validate(const ValidateArgs& a) {
                {"error", Dim::dimensionless},
                {"implied_bandwidth_bytes_per_s", Dim::bytes_per_s},
                {"implied_fraction_of_peak_bandwidth", Dim::dimensionless}};
+  // The per-row table is kept only when it is printed; the summary needs only the |error| of
+  // each row in its groups, so memory grows with those doubles, not with the rows read.
+  const bool keep_rows = !a.summary_only || *f == Format::json;
   ResultTable unmapped;
   unmapped.title = "rows not predicted";
   unmapped.columns = {{"id", Dim::dimensionless}, {"reason", Dim::dimensionless}};
   std::map<std::string, std::vector<double>> by_metric, by_source, by_device;
-  std::vector<Residual> residuals;
-  for (const auto& m : rows) {
+  std::string residuals_text;  // the --residuals-out CSV's rows, as they come
+  std::size_t residual_rows = 0;
+  FitRows fit_rows;
+
+  auto reduce = [&](MeasurementRow&& row) {
+    if (!usable()) return;
+    MappedRow m = map_measurement(row, catalog, measured);
+    if (stack_override) m.stack_name = stack_override->name;
+    if (fitting) {
+      if (fit_base) fit_rows.add(m, *fit_base);
+      return;
+    }
     if (!m.bench) {
       unmapped.add({m.row.id, m.reason});
-      continue;
+      return;
     }
     const StackSpec* s = catalog.find_stack(m.stack_name);
     if (!s) {
       unmapped.add({m.row.id, fmt::format("stack '{}' is not in the catalog", m.stack_name)});
-      continue;
+      return;
     }
     auto p = predict_case(*m.bench, *s, profile_for(m.bench->hardware));
     if (!p) {
       unmapped.add({m.row.id, p.error().message});
-      continue;
+      return;
     }
     const BenchCase& c = *m.bench;
     const double err = *p / c.measured - 1;
-    Cell implied, implied_frac;
-    if (c.metric == BenchMetric::generation_tokens_per_s) {
-      // Bytes a token streams x tokens/s; with a layer split the devices take turns, so the
-      // figure compares with one device's bandwidth; with sockets in parallel, with their sum.
-      const double bw = bytes_per_generated_token(c) * c.measured;
-      const double peak = c.hardware.memory_bandwidth_bytes_per_s * c.deployment.tp;
-      implied = bw;
-      implied_frac = bw / peak;
+    if (keep_rows) {
+      Cell implied, implied_frac;
+      if (c.metric == BenchMetric::generation_tokens_per_s) {
+        // Bytes a token streams x tokens/s; with a layer split the devices take turns, so the
+        // figure compares with one device's bandwidth; with sockets in parallel, with their sum.
+        const double bw = bytes_per_generated_token(c) * c.measured;
+        const double peak = c.hardware.memory_bandwidth_bytes_per_s * c.deployment.tp;
+        implied = bw;
+        implied_frac = bw / peak;
+      }
+      t.add({m.row.id, c.hardware.name, static_cast<long long>(c.deployment.tp * c.deployment.pp),
+             c.model.name, std::string(dtype_name(c.deployment.precision.weights)), m.row.metric,
+             m.stack_name, c.measured, *p, err, implied, implied_frac});
     }
-    t.add({m.row.id, c.hardware.name, static_cast<long long>(c.deployment.tp * c.deployment.pp),
-           c.model.name, std::string(dtype_name(c.deployment.precision.weights)), m.row.metric,
-           m.stack_name, c.measured, *p, err, implied, implied_frac});
-    by_metric[metric_group(c.metric)].push_back(std::fabs(err));
-    by_source[source_tag(m.row) + " " + metric_group(c.metric)].push_back(std::fabs(err));
-    by_device[source_tag(m.row) + " " + metric_group(c.metric) + " " + c.hardware.name].push_back(
-        std::fabs(err));
+    const std::string group = metric_group(c.metric);
+    const std::string source = source_tag(m.row);
+    by_metric[group].push_back(std::fabs(err));
+    by_source[source + " " + group].push_back(std::fabs(err));
+    if (a.by_device)
+      by_device[source + " " + group + " " + c.hardware.name].push_back(std::fabs(err));
     // Seed claims are checks of a story, not measurements: they do not widen the error bands.
-    if (source_tag(m.row) != "SEED") residuals.push_back(residual_of(c, m.stack_name, *p));
+    if (!a.residuals_out.empty() && source != "SEED") {
+      residuals_text += residuals_csv_row(residual_of(c, m.stack_name, *p));
+      ++residual_rows;
+    }
+  };
+  for (const auto& file : a.files) for_each_measurement(file, diags, reduce);
+  if (diags.has_errors()) {
+    print_diagnostics(diags);
+    return diags.items().front().line == 0 ? kExitIo : kExitSpec;
   }
+  if (profile_diags.has_errors()) return print_diagnostics(profile_diags);
+  if (!a.stack.empty() && stack_override == nullptr) {
+    diags.error("", 0, 0, "--stack", fmt::format("unknown stack '{}'", a.stack));
+    return print_diagnostics(diags);
+  }
+  if (fitting) return run_fit(a, fit_base, fit_rows, diags, *f);
+
   if (!a.residuals_out.empty()) {
     std::string cmd = "infercap validate";
     for (const auto& file : a.files) cmd += " -i " + file;
@@ -390,11 +431,12 @@ int run_validate(const ValidateArgs& a) {
     const std::string prov = fmt::format(
         "written by `{}` on {}, commit {}; ln(predicted time / measured time) per row", cmd,
         calibration::iso_date_utc().substr(0, 10), calibration::source_commit("core cli data"));
-    if (auto w = spec::write_file_atomically(a.residuals_out, residuals_csv(residuals, prov)); !w) {
+    residuals_text.insert(0, residuals_csv_header(prov));
+    if (auto w = spec::write_file_atomically(a.residuals_out, residuals_text, a.force); !w) {
       fmt::print(stderr, "infercap validate: {}\n", w.error().message);
       return kExitIo;
     }
-    fmt::print(stderr, "wrote {} ({} rows)\n", a.residuals_out, residuals.size());
+    fmt::print(stderr, "wrote {} ({} rows)\n", a.residuals_out, residual_rows);
   }
   ResultTable summary;
   summary.title = "summary of |predicted / measured - 1|";
@@ -440,6 +482,7 @@ Runner register_validate(CLI::App& app) {
                   "write each predicted row's residual (the error bands of predict and plan)");
   sub->add_option("--calibration", a->calibrations,
                   "calibration profile(s); each applies to the rows of the hardware it names");
+  add_force_flag(sub, a->force);
   return [a] { return run_validate(*a); };
 }
 

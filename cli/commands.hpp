@@ -14,5 +14,6 @@ Runner register_catalog(CLI::App& app);
 Runner register_plan(CLI::App& app);
 Runner register_calibrate(CLI::App& app);
 Runner register_report(CLI::App& app);
+Runner register_schema(CLI::App& app);
 
 }  // namespace infercap::cli

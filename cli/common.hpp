@@ -24,4 +24,12 @@ using spec::default_stack_for;
 using spec::DeploymentFlags;
 using spec::make_deployment;
 
+/// --force, on every command that writes a file: replace an output that is a symbolic link or a
+/// read-only file (refused without it, exit 4; spec/atomic_write.hpp).
+inline void add_force_flag(CLI::App* sub, bool& force) {
+  sub->add_flag("--force", force,
+                "replace an output file that is a symbolic link or read-only (else refused, "
+                "exit 4)");
+}
+
 }  // namespace infercap::cli

@@ -29,6 +29,7 @@ int run_main(int argc, char** argv) {
   add(register_calibrate);
   add(register_catalog);
   add(register_report);
+  add(register_schema);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

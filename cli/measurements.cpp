@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "common.hpp"
@@ -33,10 +34,10 @@ constexpr double kMaxTokens = 1e9;    // prompt or output length
 
 }  // namespace
 
-std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Diagnostics& diags) {
-  std::vector<MeasurementRow> rows;
+void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
+                          const std::function<void(MeasurementRow&&)>& each) {
   spec::CsvReader in(path, diags);
-  if (!in.ok()) return rows;
+  if (!in.ok()) return;
   std::vector<std::string> cells;
   std::map<std::string, size_t> col;
   bool header = false;
@@ -54,7 +55,7 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
                                   "shared/benchmarks/README.md"));
         }
       }
-      if (diags.error_count() > before) return rows;
+      if (diags.error_count() > before) return;
       continue;
     }
     ++data_rows;
@@ -140,7 +141,7 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
     if (col.count("serving_mode")) r.serving_mode = get("serving_mode");
     if (col.count("request_rate"))
       num("request_rate", r.request_rate, false, spec::Range::non_negative());
-    if (ok) rows.push_back(std::move(r));
+    if (ok) each(std::move(r));
   }
   if (!header) {
     diags.error(path, 1, 1, "", "expected a header line and data rows, found an empty file");
@@ -148,6 +149,11 @@ std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Dia
     diags.error(path, in.line(), 1, "",
                 "expected data rows after the header, found none (a header-only file)");
   }
+}
+
+std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Diagnostics& diags) {
+  std::vector<MeasurementRow> rows;
+  for_each_measurement(path, diags, [&](MeasurementRow&& r) { rows.push_back(std::move(r)); });
   return rows;
 }
 
@@ -228,113 +234,115 @@ std::string stack_for_row(const MeasurementRow& r, const spec::Catalog& catalog,
   return d;
 }
 
+MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
+                          const std::vector<HardwareSpec>& extra_hardware) {
+  MappedRow m;
+  m.row = r;
+  const HardwareSpec* hw = catalog.find_hardware(r.hardware);
+  for (const auto& h : extra_hardware) {
+    if (hw != nullptr) break;
+    if (spec::normalize_name(h.name) == spec::normalize_name(r.hardware)) hw = &h;
+    for (const auto& a : h.aliases)
+      if (hw == nullptr && spec::normalize_name(a) == spec::normalize_name(r.hardware)) hw = &h;
+  }
+  const ModelSpec* model = catalog.find_model(r.model);
+  const auto prec = parse_dtype(r.precision);
+  if (!hw) {
+    m.reason = fmt::format("unknown hardware '{}'", r.hardware);
+  } else if (!model) {
+    m.reason = fmt::format("unknown model '{}'", r.model);
+  } else if (!prec) {
+    m.reason = fmt::format("unknown precision '{}'", r.precision);
+  }
+  BenchCase c;
+  if (m.reason.empty()) {
+    c.id = r.id;
+    c.source = r.source;
+    c.model = *model;
+    c.hardware = *hw;
+    if (r.mem_bw_gbs > 0) c.hardware.memory_bandwidth_bytes_per_s = r.mem_bw_gbs * 1e9;
+    c.batch = r.batch;
+    c.measured = r.value;
+    // llama.cpp keeps activations and the KV cache in f16 whatever the weight format.
+    c.deployment.precision = {*prec, DType::fp16, DType::fp16};
+    if (*prec == DType::fp32) c.deployment.precision = {DType::fp32, DType::fp32, DType::fp32};
+    if (hw->hw_class == HwClass::cpu) {
+      c.deployment.tp = r.hw_count;  // sockets of one server, NUMA-pinned shards
+      c.deployment.cpu.threads_per_socket = r.threads;
+      c.deployment.cpu.amx = r.amx;
+    } else if (r.tp > 0) {
+      // Tensor parallel as the row states; the other devices are data-parallel replicas.
+      c.deployment.tp = r.tp;
+      c.replicas = std::max(1, r.hw_count / r.tp);
+    } else {
+      c.deployment.pp = r.hw_count;  // llama.cpp's default split: whole layers per device
+    }
+    const std::string& metric = r.metric;
+    // The token count a metric name ends in ("pp512" -> 512); 0 (no length) when it is not a
+    // whole number in [1, 1e9], which the checks below report.
+    auto suffix_n = [&](const std::string& prefix) -> double {
+      const auto v = spec::parse_csv_number(std::string_view(metric).substr(prefix.size()));
+      return v && *v >= 1 && *v <= kMaxTokens && *v == std::floor(*v) ? *v : 0;
+    };
+    if (metric.rfind("prefill_throughput_pp", 0) == 0) {
+      c.metric = BenchMetric::prefill_tokens_per_s;
+      c.prompt_tokens = suffix_n("prefill_throughput_pp");
+    } else if (metric.rfind("decode_throughput_tg", 0) == 0) {
+      c.metric = BenchMetric::generation_tokens_per_s;
+      c.prompt_tokens = 0;
+      c.output_tokens = suffix_n("decode_throughput_tg");
+    } else if (metric == "decode_tokens_per_s") {
+      c.metric = BenchMetric::generation_tokens_per_s;
+      c.prompt_tokens = r.input_len;
+      c.output_tokens = std::max(1.0, r.output_len);
+    } else if (metric == "ttft") {
+      c.metric = BenchMetric::ttft_s;
+      c.prompt_tokens = r.input_len;
+      if (r.unit == "ms") c.measured = r.value / 1000;
+      if (r.input_len <= 0) m.reason = "ttft row without input_len";
+    } else if (auto sm = serving_metric(r, c, m.reason); sm) {
+      c.metric = *sm;
+    } else if (!m.reason.empty()) {
+      // serving_metric() explained why the row cannot be predicted
+    } else if (metric == "system_power") {
+      m.reason = "power is not a roofline output (plan's energy model covers it)";
+    } else {
+      m.reason = fmt::format("unknown metric '{}'", metric);
+    }
+    if (m.reason.empty() && (c.metric == BenchMetric::generation_tokens_per_s) &&
+        c.output_tokens <= 0 && c.prompt_tokens <= 0) {
+      m.reason = "generation row without a length";
+    }
+    if (m.reason.empty() && c.metric == BenchMetric::prefill_tokens_per_s && c.prompt_tokens <= 0) {
+      m.reason = "prefill row without a length (expected prefill_throughput_pp<N>)";
+    }
+  }
+  if (m.reason.empty()) {
+    std::string why;
+    m.stack_name = stack_for_row(r, catalog, hw->hw_class, &why);
+    // llama.cpp's 8-bit format is Q8_0 (int8 blocks with an fp16 scale per 32 weights).
+    if (m.stack_name.rfind("llama.cpp", 0) == 0 && c.deployment.precision.weights == DType::int8) {
+      c.deployment.precision.weights = DType::q8_0;
+    }
+    // Other stacks: FP8 checkpoints (ModelOpt, compressed-tensors) quantise weights and
+    // activations; 16-bit rows compute in bf16. The KV cache stays 16-bit unless a row says
+    // otherwise (the public tables do not state it).
+    if (m.stack_name.rfind("llama.cpp", 0) != 0) {
+      const DType w = c.deployment.precision.weights;
+      if (w == DType::fp8) c.deployment.precision = {DType::fp8, DType::fp8, DType::bf16};
+      if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
+    }
+    m.bench = std::move(c);
+  }
+  return m;
+}
+
 std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
                                         const spec::Catalog& catalog,
                                         const std::vector<HardwareSpec>& extra_hardware) {
   std::vector<MappedRow> out;
-  for (const auto& r : rows) {
-    MappedRow m;
-    m.row = r;
-    const HardwareSpec* hw = catalog.find_hardware(r.hardware);
-    for (const auto& h : extra_hardware) {
-      if (hw != nullptr) break;
-      if (spec::normalize_name(h.name) == spec::normalize_name(r.hardware)) hw = &h;
-      for (const auto& a : h.aliases)
-        if (hw == nullptr && spec::normalize_name(a) == spec::normalize_name(r.hardware)) hw = &h;
-    }
-    const ModelSpec* model = catalog.find_model(r.model);
-    const auto prec = parse_dtype(r.precision);
-    if (!hw) {
-      m.reason = fmt::format("unknown hardware '{}'", r.hardware);
-    } else if (!model) {
-      m.reason = fmt::format("unknown model '{}'", r.model);
-    } else if (!prec) {
-      m.reason = fmt::format("unknown precision '{}'", r.precision);
-    }
-    BenchCase c;
-    if (m.reason.empty()) {
-      c.id = r.id;
-      c.source = r.source;
-      c.model = *model;
-      c.hardware = *hw;
-      if (r.mem_bw_gbs > 0) c.hardware.memory_bandwidth_bytes_per_s = r.mem_bw_gbs * 1e9;
-      c.batch = r.batch;
-      c.measured = r.value;
-      // llama.cpp keeps activations and the KV cache in f16 whatever the weight format.
-      c.deployment.precision = {*prec, DType::fp16, DType::fp16};
-      if (*prec == DType::fp32) c.deployment.precision = {DType::fp32, DType::fp32, DType::fp32};
-      if (hw->hw_class == HwClass::cpu) {
-        c.deployment.tp = r.hw_count;  // sockets of one server, NUMA-pinned shards
-        c.deployment.cpu.threads_per_socket = r.threads;
-        c.deployment.cpu.amx = r.amx;
-      } else if (r.tp > 0) {
-        // Tensor parallel as the row states; the other devices are data-parallel replicas.
-        c.deployment.tp = r.tp;
-        c.replicas = std::max(1, r.hw_count / r.tp);
-      } else {
-        c.deployment.pp = r.hw_count;  // llama.cpp's default split: whole layers per device
-      }
-      const std::string& metric = r.metric;
-      // The token count a metric name ends in ("pp512" -> 512); 0 (no length) when it is not a
-      // whole number in [1, 1e9], which the checks below report.
-      auto suffix_n = [&](const std::string& prefix) -> double {
-        const auto v = spec::parse_csv_number(std::string_view(metric).substr(prefix.size()));
-        return v && *v >= 1 && *v <= kMaxTokens && *v == std::floor(*v) ? *v : 0;
-      };
-      if (metric.rfind("prefill_throughput_pp", 0) == 0) {
-        c.metric = BenchMetric::prefill_tokens_per_s;
-        c.prompt_tokens = suffix_n("prefill_throughput_pp");
-      } else if (metric.rfind("decode_throughput_tg", 0) == 0) {
-        c.metric = BenchMetric::generation_tokens_per_s;
-        c.prompt_tokens = 0;
-        c.output_tokens = suffix_n("decode_throughput_tg");
-      } else if (metric == "decode_tokens_per_s") {
-        c.metric = BenchMetric::generation_tokens_per_s;
-        c.prompt_tokens = r.input_len;
-        c.output_tokens = std::max(1.0, r.output_len);
-      } else if (metric == "ttft") {
-        c.metric = BenchMetric::ttft_s;
-        c.prompt_tokens = r.input_len;
-        if (r.unit == "ms") c.measured = r.value / 1000;
-        if (r.input_len <= 0) m.reason = "ttft row without input_len";
-      } else if (auto sm = serving_metric(r, c, m.reason); sm) {
-        c.metric = *sm;
-      } else if (!m.reason.empty()) {
-        // serving_metric() explained why the row cannot be predicted
-      } else if (metric == "system_power") {
-        m.reason = "power is not a roofline output (plan's energy model covers it)";
-      } else {
-        m.reason = fmt::format("unknown metric '{}'", metric);
-      }
-      if (m.reason.empty() && (c.metric == BenchMetric::generation_tokens_per_s) &&
-          c.output_tokens <= 0 && c.prompt_tokens <= 0) {
-        m.reason = "generation row without a length";
-      }
-      if (m.reason.empty() && c.metric == BenchMetric::prefill_tokens_per_s &&
-          c.prompt_tokens <= 0) {
-        m.reason = "prefill row without a length (expected prefill_throughput_pp<N>)";
-      }
-    }
-    if (m.reason.empty()) {
-      std::string why;
-      m.stack_name = stack_for_row(r, catalog, hw->hw_class, &why);
-      // llama.cpp's 8-bit format is Q8_0 (int8 blocks with an fp16 scale per 32 weights).
-      if (m.stack_name.rfind("llama.cpp", 0) == 0 &&
-          c.deployment.precision.weights == DType::int8) {
-        c.deployment.precision.weights = DType::q8_0;
-      }
-      // Other stacks: FP8 checkpoints (ModelOpt, compressed-tensors) quantise weights and
-      // activations; 16-bit rows compute in bf16. The KV cache stays 16-bit unless a row says
-      // otherwise (the public tables do not state it).
-      if (m.stack_name.rfind("llama.cpp", 0) != 0) {
-        const DType w = c.deployment.precision.weights;
-        if (w == DType::fp8) c.deployment.precision = {DType::fp8, DType::fp8, DType::bf16};
-        if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
-      }
-      m.bench = std::move(c);
-    }
-    out.push_back(std::move(m));
-  }
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(map_measurement(r, catalog, extra_hardware));
   return out;
 }
 

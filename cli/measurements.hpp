@@ -4,6 +4,7 @@
 // metric,value,unit,stack,notes[,threads]
 // Rows become BenchCases through the catalog; a row that cannot be mapped is kept with its
 // reason, never dropped silently.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +38,12 @@ struct MeasurementRow {
   double request_rate = 0;
 };
 
-/// Reads a CSV file; malformed lines become diagnostics (file:line, column, expected vs found).
+/// Reads a CSV file one row at a time and hands each well-formed row to `each`; malformed lines
+/// become diagnostics (file:line, column, expected vs found) and are not handed on. Memory stays
+/// one row, whatever the file's size (`validate` reduces rows as they come).
+void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
+                          const std::function<void(MeasurementRow&&)>& each);
+/// for_each_measurement into a vector (small files: imports, tests).
 std::vector<MeasurementRow> read_measurements(const std::string& path, spec::Diagnostics& diags);
 
 struct MappedRow {
@@ -50,6 +56,9 @@ struct MappedRow {
 /// Resolves hardware, model, precision, metric and stack of each row. `extra_hardware` (entries
 /// outside the catalog, such as the one `calibrate` writes for an unknown machine) is matched by
 /// name or alias when the catalog does not know the row's hardware.
+MappedRow map_measurement(const MeasurementRow& row, const spec::Catalog& catalog,
+                          const std::vector<HardwareSpec>& extra_hardware = {});
+/// map_measurement of each row.
 std::vector<MappedRow> map_measurements(const std::vector<MeasurementRow>& rows,
                                         const spec::Catalog& catalog,
                                         const std::vector<HardwareSpec>& extra_hardware = {});

@@ -30,14 +30,13 @@ Residual residual_of(const BenchCase& c, const std::string& stack, double predic
   return r;
 }
 
-std::string residuals_csv(const std::vector<Residual>& rows, const std::string& provenance) {
-  std::string o = "# " + provenance + "\n";
-  o += "id,stack,class,quantity,hardware,log_time_ratio\n";
-  for (const auto& r : rows) {
-    o += fmt::format("{},{},{},{},{},{:.6g}\n", r.id, r.stack, hw_class_name(r.hw_class),
+std::string residuals_csv_header(const std::string& provenance) {
+  return "# " + provenance + "\nid,stack,class,quantity,hardware,log_time_ratio\n";
+}
+
+std::string residuals_csv_row(const Residual& r) {
+  return fmt::format("{},{},{},{},{},{:.6g}\n", r.id, r.stack, hw_class_name(r.hw_class),
                      error_quantity_name(r.quantity), r.hardware, r.log_time_ratio);
-  }
-  return o;
 }
 
 std::vector<Residual> read_residuals(const std::string& path, spec::Diagnostics& diags) {

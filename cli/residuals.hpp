@@ -15,7 +15,10 @@ namespace infercap::cli {
 /// The residual of one predicted case, in time form (error_band.hpp).
 Residual residual_of(const BenchCase& c, const std::string& stack, double predicted);
 
-std::string residuals_csv(const std::vector<Residual>& rows, const std::string& provenance);
+/// The residuals file, written one row at a time (validate streams its rows): the provenance
+/// comment and the header line, then one line per row.
+std::string residuals_csv_header(const std::string& provenance);
+std::string residuals_csv_row(const Residual& r);
 
 /// Reads a residuals file; malformed lines are diagnostics. A missing file is no error: an empty
 /// list (the caller says there are no validation rows).

@@ -270,12 +270,14 @@ TEST_CASE("writing over a symlink or a read-only file is refused unless forced",
   fs::create_symlink(target, link);
   auto w = spec::write_file_atomically(link, "b: 2\n");
   REQUIRE_FALSE(w);
-  CHECK(w.error().message == "refusing to replace " + link +
-                                 ": it is a symbolic link (pass --force to replace the link "
-                                 "with a file)");
+  CHECK(w.error().message == "refusing to replace " + link + ": it is a symbolic link to " +
+                                 target +
+                                 " (pass --force to replace the link with a file; its target is "
+                                 "left alone)");
   CHECK(fs::is_symlink(link));
   CHECK(spec::write_file_atomically(link, "b: 2\n", true).ok());
   CHECK_FALSE(fs::is_symlink(link));
+  CHECK(spec::read_text_file(target).value() == "a: 1\n");  // the link's target is untouched
   fs::permissions(target, fs::perms::owner_read);
   auto ro = spec::write_file_atomically(target, "c: 3\n");
   REQUIRE_FALSE(ro);
@@ -286,7 +288,17 @@ TEST_CASE("writing over a symlink or a read-only file is refused unless forced",
   auto missing = spec::write_file_atomically((dir / "no-such-dir" / "x.yaml").string(), "x");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message == "cannot write " + (dir / "no-such-dir" / "x.yaml").string() +
-                                       " (No such file or directory)");
+                                       " (its folder " + (dir / "no-such-dir").string() +
+                                       " does not exist)");
+  auto folder = spec::write_file_atomically(dir.string(), "x");
+  REQUIRE_FALSE(folder);
+  CHECK(folder.error().message == "cannot write " + dir.string() + " (it is a directory)");
+  // A failure of the write itself names the path and the operating system's reason: /proc's
+  // folders take no new files.
+  auto os = spec::write_file_atomically("/proc/infercap-test.yaml", "x");
+  REQUIRE_FALSE(os);
+  CHECK(os.error().message.rfind("cannot write /proc/infercap-test.yaml (", 0) == 0);
+  CHECK(os.error().message.find(".tmp.") == std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -158,7 +158,8 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
   const std::string path = "/tmp/infercap-test-residuals.csv";
   {
     std::ofstream f(path);
-    f << cli::residuals_csv({r, t}, "test");
+    f << cli::residuals_csv_header("test") << cli::residuals_csv_row(r)
+      << cli::residuals_csv_row(t);
   }
   spec::Diagnostics d;
   const auto back = cli::read_residuals(path, d);

@@ -299,12 +299,74 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-// Runs one case's command; returns (exit code, stderr).
-std::pair<int, std::string> run_cli(const CliCase& c) {
+// Output-path cases start with a setup word in brackets; OUT in their command is a file in a
+// fresh folder (TMP), prepared as the word says (make_cases.py prepares it the same way):
+//   [symlink] / [force]  OUT is a symbolic link to TMP/target<ext>, which holds "original\n"
+//   [readonly]           OUT holds "original\n" and has its write bits cleared
+//   [directory]          OUT is a directory
+//   [missing-parent]     OUT is inside TMP/missing, which does not exist
+struct Output {
+  std::string setup;  ///< "" for an input case
+  std::string tmp;    ///< the fresh folder
+  std::string ext;    ///< OUT's extension, from the command ("OUT.md" -> ".md")
+  std::string stem() const { return tmp + (setup == "missing-parent" ? "/missing/out" : "/out"); }
+  std::string out() const { return stem() + ext; }
+  std::string target() const { return tmp + "/target" + ext; }
+};
+
+Output prepare_output(const CliCase& c, int index) {
+  Output o;
+  if (c.command.empty() || c.command[0] != '[') return o;
+  o.setup = c.command.substr(1, c.command.find(']') - 1);
+  const auto at = c.command.find(" OUT");
+  REQUIRE(at != std::string::npos);
+  const auto end = c.command.find(' ', at + 1);
+  o.ext = c.command.substr(at + 4, end == std::string::npos ? std::string::npos : end - at - 4);
+  namespace fs = std::filesystem;
+  o.tmp = (fs::temp_directory_path() /
+           ("infercap-bad-out-" + std::to_string(::getpid()) + "-" + std::to_string(index)))
+              .string();
+  fs::remove_all(o.tmp);
+  fs::create_directories(o.tmp);
+  auto write = [](const std::string& path) {
+    std::ofstream f(path);
+    f << "original\n";
+  };
+  if (o.setup == "symlink" || o.setup == "force") {
+    write(o.target());
+    fs::create_symlink(o.target(), o.out());
+  } else if (o.setup == "readonly") {
+    write(o.out());
+    fs::permissions(o.out(),
+                    fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  } else if (o.setup == "directory") {
+    fs::create_directories(o.out());
+  } else {
+    REQUIRE(o.setup == "missing-parent");
+  }
+  return o;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs one case's command; returns (exit code, stderr). FILE is the case's input, SRC the source
+// tree, OUT the prepared output (an output case).
+std::pair<int, std::string> run_cli(const CliCase& c, const Output& o) {
   std::string args;
   std::stringstream ss(c.command);
   std::string a;
-  while (ss >> a) args += " '" + (a == "FILE" ? kCli + c.name : a) + "'";
+  while (ss >> a) {
+    if (a[0] == '[') continue;  // the setup word
+    if (a == "FILE") a = kCli + c.name;
+    if (a.rfind("SRC/", 0) == 0) a = INFERCAP_SOURCE_DIR + a.substr(3);
+    if (a.rfind("OUT", 0) == 0) a = o.out();
+    args += " '" + a + "'";
+  }
   const std::string cmd = std::string("INFERCAP_DATA_DIR='") + INFERCAP_SOURCE_DIR + "/data' '" +
                           INFERCAP_CLI_PATH + "'" + args + " 2>&1 >/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
@@ -330,29 +392,77 @@ TEST_CASE("every hostile input in tests/data/bad/cli gets its exit code and loca
       R"(^(infercap [a-z]+: )?FILE:[1-9][0-9]*:[1-9][0-9]*: (error: )?[A-Za-z_][^ :]*: .+)");
   const std::regex file_line(R"(^(infercap [a-z]+: )?FILE(:[0-9]+:[0-9]+)?: (error: )?.+)");
   const std::regex flag_line(R"(^error: --[a-z-]+: .+)");
-  size_t whole_file = 0;
-  for (const auto& c : cases) {
+  // An output path: the command, then the path it refused and why (OUT = the prepared path,
+  // TMP = its folder); or, with --force, the line saying it was written.
+  const std::regex output_line(
+      R"(^infercap [a-z]+: (refusing to (replace|overwrite)|cannot write) OUT[^ ]*[: ] ?.+)");
+  const std::regex written_line(R"(^wrote OUT[^ ]*( .*)?$)");
+  size_t whole_file = 0, outputs = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const CliCase& c = cases[i];
     SECTION(c.name) {
-      const auto [rc, err] = run_cli(c);
+      const Output o = prepare_output(c, static_cast<int>(i));
+      const auto [rc, err] = run_cli(c, o);
       INFO(c.command << "\n" << err);
       CHECK(rc == c.exit);
-      // Never an internal error, a crash or a success on a hostile input.
-      CHECK(rc != 0);
-      CHECK(rc != 1);
-      const std::string expected =
+      std::string expected =
           replace_all(replace_all(c.expected, "FILE", kCli + c.name), "SRC", INFERCAP_SOURCE_DIR);
+      if (!o.setup.empty())
+        expected = replace_all(replace_all(expected, "OUT", o.stem()), "TMP", o.tmp);
       CHECK(err.find(expected) != std::string::npos);
+      if (o.setup == "force") {
+        // The one success: the link was replaced by a file, and its target left alone.
+        CHECK(rc == 0);
+        CHECK(c.locates == "written");
+        CHECK(std::regex_match(c.expected, written_line));
+        CHECK_FALSE(std::filesystem::is_symlink(o.out()));
+        CHECK(std::filesystem::is_regular_file(o.out()));
+        CHECK(slurp(o.out()) != "original\n");
+        CHECK(slurp(o.target()) == "original\n");
+      } else {
+        // Never an internal error, a crash or a success on a hostile input.
+        CHECK(rc != 0);
+        CHECK(rc != 1);
+      }
+      if (!o.setup.empty() && o.setup != "force") {
+        // Nothing was written: a refused link still points at its untouched target, a read-only
+        // file keeps its text, no temporary file is left in the folder.
+        if (o.setup == "symlink") {
+          CHECK(std::filesystem::is_symlink(o.out()));
+          CHECK(slurp(o.target()) == "original\n");
+        }
+        if (o.setup == "readonly") CHECK(slurp(o.out()) == "original\n");
+        size_t entries = 0;
+        for (const auto& e : std::filesystem::directory_iterator(o.tmp)) {
+          (void)e;
+          ++entries;
+        }
+        CHECK(entries == (o.setup == "symlink" ? 2u : o.setup == "missing-parent" ? 0u : 1u));
+      }
       if (c.locates == "key") {
         CHECK(std::regex_match(c.expected, key_line));
       } else if (c.locates == "flag") {
         CHECK(std::regex_match(c.expected, flag_line));
-      } else {
+      } else if (c.locates == "output") {
+        CHECK_FALSE(o.setup.empty());
+        CHECK(std::regex_match(c.expected, output_line));
+      } else if (c.locates != "written") {
         REQUIRE(c.locates == "file");
         CHECK(std::regex_match(c.expected, file_line));
       }
+      if (!o.tmp.empty()) {
+        std::error_code ec;
+        std::filesystem::permissions(o.tmp, std::filesystem::perms::owner_all,
+                                     std::filesystem::perm_options::add, ec);
+        std::filesystem::remove_all(o.tmp, ec);
+      }
     }
     if (c.locates == "file") ++whole_file;
+    if (c.locates == "output" || c.locates == "written") ++outputs;
   }
+  // Each output-path refusal (symlink, read-only, directory, missing folder) and the --force
+  // success is a case.
+  CHECK(outputs >= 5);
   // Only whole-file problems (a directory, an empty file, JSON without a position) go
   // without a line and column.
   CHECK(whole_file <= 8);

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 namespace infercap::spec {
 
@@ -16,19 +18,29 @@ Error os_error(const std::string& path, int err) {
   return Error{fmt::format("cannot write {} ({})", path, std::strerror(err))};
 }
 
+// The target a symbolic link names, as written in the link ("?" if it cannot be read).
+std::string link_target(const std::string& path) {
+  std::error_code ec;
+  const auto t = std::filesystem::read_symlink(path, ec);
+  return ec ? std::string("?") : t.string();
+}
+
 }  // namespace
 
-Result<std::string> write_file_atomically(const std::string& path, std::string_view text,
-                                          bool force) {
+Result<std::string> check_output_path(const std::string& path, bool force) {
+  if (path.empty()) return Error{"cannot write a file without a name"};
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return Error{fmt::format("cannot write {} (it is a directory)", path)};
-    if (S_ISLNK(st.st_mode) && !force) {
-      return Error{fmt::format(
-          "refusing to replace {}: it is a symbolic link (pass --force to replace the link "
-          "with a file)",
-          path)};
+    if (S_ISLNK(st.st_mode)) {
+      if (!force) {
+        return Error{fmt::format(
+            "refusing to replace {}: it is a symbolic link to {} (pass --force to replace the "
+            "link with a file; its target is left alone)",
+            path, link_target(path))};
+      }
+      return path;
     }
+    if (S_ISDIR(st.st_mode)) return Error{fmt::format("cannot write {} (it is a directory)", path)};
     // Write bits cleared counts as read-only even for root, who may write anything: the mode
     // says what the file's owner meant.
     const bool read_only =
@@ -39,7 +51,26 @@ Result<std::string> write_file_atomically(const std::string& path, std::string_v
                       "overwrite it)",
                       path)};
     }
+    return path;
   }
+  if (errno != ENOENT) return os_error(path, errno);
+  // A new file: its folder must exist (the temporary file is created there).
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    struct stat pst {};
+    if (::stat(parent.c_str(), &pst) != 0) {
+      return Error{
+          fmt::format("cannot write {} (its folder {} does not exist)", path, parent.string())};
+    }
+    if (!S_ISDIR(pst.st_mode))
+      return Error{fmt::format("cannot write {} ({} is not a folder)", path, parent.string())};
+  }
+  return path;
+}
+
+Result<std::string> write_file_atomically(const std::string& path, std::string_view text,
+                                          bool force) {
+  if (auto ok = check_output_path(path, force); !ok) return ok;
   // The pid keeps two concurrent writers of the same path off each other's temporary file.
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   std::FILE* out = std::fopen(tmp.c_str(), "wb");

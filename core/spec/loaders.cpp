@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "infercap/precision.hpp"
+#include "infercap/spec/schema.hpp"
 #include "infercap/spec/sources.hpp"
 #include "infercap/units.hpp"
 
@@ -194,7 +195,8 @@ void read_hardware(Reader& r, HardwareSpec& h, bool full) {
   get(r, "idle_w", h.idle_w, false, Range::non_negative());
   get(r, "devices_per_server", h.devices_per_server, false, Range::positive());
 
-  if (h.hw_class != HwClass::cpu) {
+  // Describe mode has no class: the cpu block is described as optional, with a note.
+  if (h.hw_class != HwClass::cpu && !r.describing()) {
     if (r.has("cpu")) {
       r.ignore("cpu");
       r.error("cpu",
@@ -205,7 +207,8 @@ void read_hardware(Reader& r, HardwareSpec& h, bool full) {
     h.cpu.reset();
     return;
   }
-  auto cpu = full || !h.cpu ? r.required_child("cpu") : r.child("cpu");
+  auto cpu = (full || !h.cpu) && !r.describing() ? r.required_child("cpu") : r.child("cpu");
+  r.describe_note("cpu", "Required for class cpu, and only for it.");
   if (!cpu) return;
   if (!h.cpu) h.cpu = CpuTopology{};
   CpuTopology& c = *h.cpu;
@@ -272,7 +275,8 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     any = true;
     StackEfficiency& e = s.per_class[i];
     e.supported = c->value_or<bool>("supported", true);
-    const bool need = full && e.supported;
+    c->describe_note("supported", "When false, none of the fractions below is required.");
+    const bool need = full && e.supported && !c->describing();
     const auto frac = Range::positive_fraction();
     get(*c, "weight_bandwidth_fraction", e.weight_bandwidth_fraction, need, frac);
     get(*c, "kv_bandwidth_fraction", e.kv_bandwidth_fraction, need, frac);
@@ -371,6 +375,24 @@ std::optional<Spec> load_generic(const Document& doc, Diagnostics& diags, std::s
   return spec;
 }
 
+// load_generic's reads over a describing reader (schema.hpp): the header, `preset:` (which
+// lifts every requirement but the header's), the kind's keys and `sources:`.
+template <class Spec, class ReadFn>
+void describe_generic(SchemaObject& root, std::string_view kind, ReadFn read) {
+  Diagnostics sink;
+  Reader r = Reader::describer(root, sink);
+  check_header(r, kind);
+  r.optional<std::string>("preset");
+  r.describe_note("preset",
+                  "A catalog entry to start from (files given on the command line only); the "
+                  "file's other keys override it, and none is required.");
+  r.describe_required_unless("preset");
+  Spec spec{};
+  read(r, spec, true);
+  read_sources(r, true);
+  r.finish();
+}
+
 template <class Spec, class LoadFn>
 std::optional<Spec> load_file(const std::string& path, Diagnostics& diags, const LoadOptions& o,
                               LoadFn load) {
@@ -425,6 +447,16 @@ std::optional<HardwareSpec> load_hardware(const Document& doc, Diagnostics& diag
 std::optional<StackSpec> load_stack(const Document& doc, Diagnostics& diags,
                                     const LoadOptions& opts, const Presets<StackSpec>* presets) {
   return load_generic<StackSpec>(doc, diags, "stack", opts, presets, read_stack, check_stack);
+}
+
+void describe_model(SchemaObject& root) {
+  describe_generic<ModelSpec>(root, "model", read_model);
+}
+void describe_hardware(SchemaObject& root) {
+  describe_generic<HardwareSpec>(root, "hardware", read_hardware);
+}
+void describe_stack(SchemaObject& root) {
+  describe_generic<StackSpec>(root, "stack", read_stack);
 }
 
 std::optional<ModelSpec> load_model_file(const std::string& path, Diagnostics& diags,

@@ -1,5 +1,6 @@
 #include "infercap/spec/prices.hpp"
 
+#include "infercap/spec/schema.hpp"
 #include "infercap/spec/sources.hpp"
 
 #include <fmt/core.h>
@@ -18,6 +19,15 @@ std::optional<double> money(Reader& r, std::string_view tmpl, double cny_per_usd
   const auto pos = t.find("{cur}");
   const std::string usd = t.substr(0, pos) + "usd" + t.substr(pos + 5);
   const std::string cny = t.substr(0, pos) + "cny" + t.substr(pos + 5);
+  if (r.describing()) {
+    // Both spellings, each with the other named.
+    r.optional<double>(usd, Range::non_negative());
+    r.optional<double>(cny, Range::non_negative());
+    r.describe_note(usd, fmt::format("Or {} instead (not both).", cny));
+    r.describe_note(cny,
+                    fmt::format("Yuan, converted at cny_per_usd; or {} instead (not both).", usd));
+    return std::nullopt;
+  }
   if (r.has(usd) && r.has(cny)) {
     r.error(cny, fmt::format("give '{}' or '{}', not both", usd, cny));
     r.ignore(cny);
@@ -62,7 +72,7 @@ void read_device(Reader& d, DevicePricing& dp, double rate) {
   if (auto v = d.optional<bool>("estimate")) dp.estimate = *v;
   if (auto v = d.optional<double>("owned_devices", Range::non_negative())) dp.owned_devices = *v;
   if (auto v = d.optional<double>("owned_servers", Range::non_negative())) dp.owned_servers = *v;
-  if (d.has("note")) d.ignore("note");
+  if (d.has("note") || d.describing()) d.ignore("note");
 }
 
 // "devices[3].tiers[0].unit_price_usd" -> "devices.<name>.tiers[0].unit_price_usd".
@@ -100,6 +110,10 @@ void read_price_fields(Reader& r, PriceBook& b, bool is_file) {
   if (auto v = money(r, "engineer_week_{cur}", rate)) b.engineer_week_usd = *v;
   for (auto& d : r.list("devices")) {
     auto name = d.required<std::string>("hardware");
+    if (!name && d.describing()) {
+      DevicePricing described;
+      read_device(d, described, rate);
+    }
     if (!name) continue;
     DevicePricing* dp = nullptr;
     for (auto& e : b.devices)
@@ -115,10 +129,11 @@ void read_price_fields(Reader& r, PriceBook& b, bool is_file) {
   }
   for (auto& p : r.list("porting")) {
     auto fam = p.required<std::string>("family");
-    if (!fam) continue;
-    PortingCost* pc = nullptr;
+    PortingCost described;
+    PortingCost* pc = p.describing() ? &described : nullptr;
+    if (!fam && pc == nullptr) continue;
     for (auto& e : b.porting)
-      if (e.family == *fam) pc = &e;
+      if (fam && e.family == *fam) pc = &e;
     if (pc == nullptr) {
       b.porting.push_back(PortingCost{});
       pc = &b.porting.back();
@@ -167,6 +182,17 @@ Result<PriceBook> parse_prices(const Document& doc, Diagnostics& diags) {
         fmt::format("{}: {} error(s) in the price book", doc.file, diags.error_count() - before)};
   }
   return b;
+}
+
+void describe_prices(SchemaObject& root) {
+  Diagnostics sink;
+  Reader r = Reader::describer(root, sink);
+  check_header(r, "price");
+  PriceBook b;
+  read_price_fields(r, b, true);
+  // parse_prices demands a name of a price-book file (a scenario's prices: block has none).
+  r.describe("name", SchemaShape{SchemaType::string, Dim::dimensionless, {}, false, {}, {}}, true);
+  r.finish();
 }
 
 Result<PriceBook> load_prices(const std::string& path, Diagnostics& diags) {

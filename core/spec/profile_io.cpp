@@ -8,6 +8,7 @@
 
 #include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/reader.hpp"
+#include "infercap/spec/schema.hpp"
 #include "infercap/spec/sources.hpp"
 #include "infercap/spec/text_file.hpp"
 
@@ -36,6 +37,12 @@ void read_table(Reader& r, const char* key, ComputeTable& t) {
   if (!child) return;
   std::vector<std::string> names;
   for (ComputeType c : kTypes) names.emplace_back(compute_type_name(c));
+  const Dim dim = std::string(key).ends_with("_flops_per_s") ? Dim::flops_per_s : Dim::bytes_per_s;
+  if (child->describing()) {
+    // The keys are compute types, read from keys() below.
+    for (const auto& n : names) child->optional_quantity(n, dim, Range::non_negative());
+    return;
+  }
   for (const std::string& k : child->keys()) {
     const auto c = parse_compute_type(k);
     if (!c) {
@@ -44,9 +51,58 @@ void read_table(Reader& r, const char* key, ComputeTable& t) {
       child->ignore(k);
       continue;
     }
-    const Dim dim =
-        std::string(key).ends_with("_flops_per_s") ? Dim::flops_per_s : Dim::bytes_per_s;
     if (auto v = child->optional_quantity(k, dim, Range::non_negative())) at(t, *c) = *v;
+  }
+}
+
+// The keys of a profile after its header (parse_profile; describe_profile runs it over a
+// describing reader).
+void read_profile(Reader& r, CalibrationProfile& p) {
+  p.hardware = r.value_or<std::string>("hardware", "");
+  p.backend = r.value_or<std::string>("backend", "");
+  p.threads = r.value_or<int>("threads", 0, Range::non_negative());
+  r.exempt_from_sources("threads");
+  if (auto bw = r.required_child("bandwidth")) {
+    p.bandwidth.asymptote_bytes_per_s =
+        bw->required<double>("asymptote_bytes_per_s", Range::positive()).value_or(0);
+    p.bandwidth.n0_threads = bw->value_or<double>("n0_threads", 1, Range::positive());
+    p.bandwidth.ci95_low_bytes_per_s =
+        bw->value_or<double>("ci95_low_bytes_per_s", 0, Range::non_negative());
+    p.bandwidth.ci95_high_bytes_per_s =
+        bw->value_or<double>("ci95_high_bytes_per_s", 0, Range::non_negative());
+  }
+  p.cache_bandwidth_bytes_per_s =
+      r.value_or<double>("cache_bandwidth_bytes_per_s", 0, Range::non_negative());
+  p.cache_bytes = r.value_or<double>("cache_bytes", 0, Range::non_negative());
+  read_table(r, "achieved_flops_per_s", p.achieved_flops_per_s);
+  read_table(r, "gemv_bandwidth_bytes_per_s", p.gemv_bandwidth_bytes_per_s);
+  {
+    std::vector<std::string> names;
+    for (ComputeType c : kTypes) names.emplace_back(compute_type_name(c));
+    for (Reader& g : r.list("gemv_by_k")) {
+      GemvPoint pt;
+      const auto t = g.choice("type", names, true);
+      const auto k = g.required<double>("k", Range::positive());
+      const auto bw = g.required<double>("bandwidth_bytes_per_s", Range::positive());
+      if (t && k && bw) {
+        pt.type = kTypes[*t];
+        pt.k = *k;
+        pt.bytes_per_s = *bw;
+        p.gemv_by_k.push_back(pt);
+      }
+    }
+  }
+  p.kernel_overhead_s = r.value_or<double>("kernel_overhead_s", 0, Range::non_negative());
+  p.fork_join_s = r.value_or<double>("fork_join_s", 0, Range::non_negative());
+  if (auto pv = r.child("provenance")) {
+    Provenance& v = p.provenance;
+    v.machine = pv->value_or<std::string>("machine", "");
+    v.host = pv->value_or<std::string>("host", "");
+    v.os = pv->value_or<std::string>("os", "");
+    v.date = pv->value_or<std::string>("date", "");
+    v.commit = pv->value_or<std::string>("commit", "");
+    v.command = pv->value_or<std::string>("command", "");
+    v.notes = pv->value_or<std::string>("notes", "");
   }
 }
 
@@ -118,52 +174,7 @@ Result<CalibrationProfile> parse_profile(std::string_view yaml_text, const std::
   if (doc.ok) {
     Reader r = Reader::root(doc, diags);
     if (r.valid() && check_header(r, "calibration-profile")) {
-      p.hardware = r.value_or<std::string>("hardware", "");
-      p.backend = r.value_or<std::string>("backend", "");
-      p.threads = r.value_or<int>("threads", 0, Range::non_negative());
-      r.exempt_from_sources("threads");
-      if (auto bw = r.required_child("bandwidth")) {
-        p.bandwidth.asymptote_bytes_per_s =
-            bw->required<double>("asymptote_bytes_per_s", Range::positive()).value_or(0);
-        p.bandwidth.n0_threads = bw->value_or<double>("n0_threads", 1, Range::positive());
-        p.bandwidth.ci95_low_bytes_per_s =
-            bw->value_or<double>("ci95_low_bytes_per_s", 0, Range::non_negative());
-        p.bandwidth.ci95_high_bytes_per_s =
-            bw->value_or<double>("ci95_high_bytes_per_s", 0, Range::non_negative());
-      }
-      p.cache_bandwidth_bytes_per_s =
-          r.value_or<double>("cache_bandwidth_bytes_per_s", 0, Range::non_negative());
-      p.cache_bytes = r.value_or<double>("cache_bytes", 0, Range::non_negative());
-      read_table(r, "achieved_flops_per_s", p.achieved_flops_per_s);
-      read_table(r, "gemv_bandwidth_bytes_per_s", p.gemv_bandwidth_bytes_per_s);
-      {
-        std::vector<std::string> names;
-        for (ComputeType c : kTypes) names.emplace_back(compute_type_name(c));
-        for (Reader& g : r.list("gemv_by_k")) {
-          GemvPoint pt;
-          const auto t = g.choice("type", names, true);
-          const auto k = g.required<double>("k", Range::positive());
-          const auto bw = g.required<double>("bandwidth_bytes_per_s", Range::positive());
-          if (t && k && bw) {
-            pt.type = kTypes[*t];
-            pt.k = *k;
-            pt.bytes_per_s = *bw;
-            p.gemv_by_k.push_back(pt);
-          }
-        }
-      }
-      p.kernel_overhead_s = r.value_or<double>("kernel_overhead_s", 0, Range::non_negative());
-      p.fork_join_s = r.value_or<double>("fork_join_s", 0, Range::non_negative());
-      if (auto pv = r.child("provenance")) {
-        Provenance& v = p.provenance;
-        v.machine = pv->value_or<std::string>("machine", "");
-        v.host = pv->value_or<std::string>("host", "");
-        v.os = pv->value_or<std::string>("os", "");
-        v.date = pv->value_or<std::string>("date", "");
-        v.commit = pv->value_or<std::string>("commit", "");
-        v.command = pv->value_or<std::string>("command", "");
-        v.notes = pv->value_or<std::string>("notes", "");
-      }
+      read_profile(r, p);
       const std::vector<SourceRef> sources = read_sources(r, true);
       check_source_coverage(r, sources);
       r.finish();
@@ -176,6 +187,16 @@ Result<CalibrationProfile> parse_profile(std::string_view yaml_text, const std::
   return p;
 }
 
+void describe_profile(SchemaObject& root) {
+  Diagnostics sink;
+  Reader r = Reader::describer(root, sink);
+  check_header(r, "calibration-profile");
+  CalibrationProfile p;
+  read_profile(r, p);
+  read_sources(r, true);
+  r.finish();
+}
+
 Result<CalibrationProfile> load_profile(const std::string& path, Diagnostics& diags) {
   auto text = read_text_file(path);
   if (!text) {
@@ -185,8 +206,8 @@ Result<CalibrationProfile> load_profile(const std::string& path, Diagnostics& di
   return parse_profile(*text, path, diags);
 }
 
-Result<std::string> save_profile(const CalibrationProfile& p, const std::string& path) {
-  return write_file_atomically(path, profile_to_yaml(p));
+Result<std::string> save_profile(const CalibrationProfile& p, const std::string& path, bool force) {
+  return write_file_atomically(path, profile_to_yaml(p), force);
 }
 
 }  // namespace infercap::spec

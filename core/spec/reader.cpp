@@ -1,5 +1,6 @@
 #include "infercap/spec/reader.hpp"
 
+#include "infercap/spec/schema.hpp"
 #include "infercap/spec/text_file.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <type_traits>
 
 namespace infercap::spec {
 
@@ -43,6 +45,9 @@ struct State {
   std::vector<std::string> asked;  // keys asked of this mapping, in order
   std::vector<std::shared_ptr<State>> children;
   bool finished = false;
+  // Describe mode (schema.hpp): where this mapping's keys are recorded; nullptr when reading.
+  SchemaObject* schema = nullptr;
+  bool forms = false;  // describe_forms(): asks record optional keys
 };
 
 }  // namespace detail
@@ -227,6 +232,196 @@ std::shared_ptr<State> make_state(const YAML::Node& map, std::string path, Posit
 
 }  // namespace
 
+// --- describe mode -------------------------------------------------------------------------------
+
+namespace {
+
+// Adds `shape` to a key's forms: `any` only stands in until something is known; a choice
+// refines a string; a second ask of the same type keeps the first shape (and its object, so a
+// mapping asked for twice collects both asks' keys), unless `replace`.
+SchemaShape* add_shape(SchemaKey& k, SchemaShape shape, bool replace) {
+  auto& v = k.shapes;
+  if (shape.type == SchemaType::any) {
+    if (v.empty()) v.push_back(std::move(shape));
+    return &v.front();
+  }
+  std::erase_if(v, [](const SchemaShape& s) { return s.type == SchemaType::any; });
+  if (shape.type == SchemaType::choice)
+    std::erase_if(v, [](const SchemaShape& s) { return s.type == SchemaType::string; });
+  if (shape.type == SchemaType::string) {
+    for (auto& s : v)
+      if (s.type == SchemaType::choice) return &s;
+  }
+  for (auto& s : v) {
+    if (s.type != shape.type) continue;
+    for (const auto& value : shape.values) {
+      if (std::find(s.values.begin(), s.values.end(), value) == s.values.end())
+        s.values.push_back(value);
+    }
+    if (replace) {
+      s = std::move(shape);
+    } else if (s.range && shape.range) {
+      // Asked twice with different bounds (an exponential mean > 0, a lognormal one >= 1):
+      // the schema takes the hull, never stricter than either ask.
+      Range& a = *s.range;
+      const Range& b = *shape.range;
+      if (b.lo < a.lo || (b.lo == a.lo && b.lo_inclusive)) {
+        a.lo_inclusive = b.lo < a.lo ? b.lo_inclusive : true;
+        a.lo = b.lo;
+      }
+      if (b.hi > a.hi || (b.hi == a.hi && b.hi_inclusive)) {
+        a.hi_inclusive = b.hi > a.hi ? b.hi_inclusive : true;
+        a.hi = b.hi;
+      }
+    } else {
+      s.range.reset();
+    }
+    return &s;
+  }
+  v.push_back(std::move(shape));
+  return &v.back();
+}
+
+// Records an ask of `key` in a describing state; nullptr when reading. A key is required only
+// if every ask of it is; `required` nullopt leaves that as it is (a new key: not required).
+SchemaShape* record(State& st, std::string_view key, SchemaShape shape,
+                    std::optional<bool> required, bool replace = false) {
+  if (st.schema == nullptr) return nullptr;
+  if (st.forms && required) required = false;
+  SchemaKey* k = st.schema->find(key);
+  if (k == nullptr) {
+    st.schema->keys.push_back(SchemaKey{std::string(key), required.value_or(false), {}, {}, {}});
+    k = &st.schema->keys.back();
+  } else if (required) {
+    k->required = k->required && *required;
+  }
+  return add_shape(*k, std::move(shape), replace);
+}
+
+SchemaShape object_shape(SchemaType t) {
+  SchemaShape s;
+  s.type = t;
+  s.object = std::make_shared<SchemaObject>();
+  return s;
+}
+
+std::string json_quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+SchemaKey* SchemaObject::find(std::string_view name) {
+  for (auto& k : keys)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+const SchemaKey* SchemaObject::find(std::string_view name) const {
+  for (const auto& k : keys)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+Reader Reader::describer(SchemaObject& schema, Diagnostics& sink) {
+  auto shared = std::make_shared<Shared>();
+  shared->file = "(schema)";
+  shared->diags = &sink;
+  auto st = std::make_shared<State>();
+  st->valid = true;
+  st->pos = {1, 1};
+  st->schema = &schema;
+  return Reader(std::move(shared), std::move(st));
+}
+
+bool Reader::describing() const {
+  return state_->schema != nullptr;
+}
+
+void Reader::describe(std::string_view key, const SchemaShape& shape,
+                      std::optional<bool> required) {
+  record(*state_, key, shape, std::nullopt, true);
+  // What the loader states here is the key's whole requirement (it reads the key itself).
+  if (required && state_->schema != nullptr) state_->schema->find(key)->required = *required;
+}
+
+void Reader::describe_pattern(std::string ecma_regex, const SchemaShape& shape) {
+  if (state_->schema == nullptr) return;
+  for (auto& [re, sh] : state_->schema->patterns) {
+    if (re == ecma_regex) return;
+  }
+  state_->schema->patterns.emplace_back(std::move(ecma_regex), shape);
+}
+
+void Reader::describe_any_of_required(std::vector<std::string> keys) {
+  if (state_->schema != nullptr) state_->schema->any_of_required.push_back(std::move(keys));
+}
+
+void Reader::describe_required_unless(std::string key) {
+  if (state_->schema != nullptr) state_->schema->required_unless = std::move(key);
+}
+
+void Reader::describe_forms(bool on) {
+  state_->forms = on;
+}
+
+void Reader::describe_note(std::string_view key, std::string note) {
+  if (state_->schema == nullptr) return;
+  if (SchemaKey* k = state_->schema->find(key)) k->note = std::move(note);
+}
+
+namespace {
+
+void set_default(State& st, std::string_view key, std::string json) {
+  if (st.schema == nullptr) return;
+  if (SchemaKey* k = st.schema->find(key)) k->default_json = std::move(json);
+}
+
+}  // namespace
+
+void Reader::record_default(std::string_view key, bool v) {
+  set_default(*state_, key, v ? "true" : "false");
+}
+void Reader::record_default(std::string_view key, int v) {
+  set_default(*state_, key, std::to_string(v));
+}
+void Reader::record_default(std::string_view key, int64_t v) {
+  set_default(*state_, key, std::to_string(v));
+}
+void Reader::record_default(std::string_view key, double v) {
+  if (std::isfinite(v)) set_default(*state_, key, fmt::format("{}", v));
+}
+void Reader::record_default(std::string_view key, const std::string& v) {
+  // An empty text is "not given" to the loaders, not a value worth offering an editor.
+  if (!v.empty()) set_default(*state_, key, json_quote(v));
+}
+void Reader::record_default(std::string_view key, const std::vector<std::string>& v) {
+  if (v.empty()) return;
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + json_quote(v[i]);
+  set_default(*state_, key, out + "]");
+}
+
 Reader::Reader(std::shared_ptr<detail::Shared> shared, std::shared_ptr<detail::State> state)
     : shared_(std::move(shared)), state_(std::move(state)) {}
 
@@ -305,10 +500,12 @@ std::vector<std::string> Reader::keys() const {
 }
 
 void Reader::ignore(std::string_view key) {
+  record(*state_, key, SchemaShape{}, std::nullopt);
   lookup(*shared_, *state_, key);
 }
 
 YAML::Node Reader::raw(std::string_view key) {
+  record(*state_, key, SchemaShape{}, std::nullopt);
   Entry* e = lookup(*shared_, *state_, key);
   return e != nullptr ? e->value : YAML::Node(YAML::NodeType::Undefined);
 }
@@ -528,8 +725,29 @@ std::optional<std::vector<std::string>> convert<std::vector<std::string>>(
 }
 
 template <class T>
+SchemaShape shape_of(std::string_view key, const std::optional<Range>& range) {
+  SchemaShape s;
+  s.range = range;
+  if constexpr (std::is_same_v<T, bool>) {
+    s.type = SchemaType::boolean;
+  } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, int64_t>) {
+    s.type = SchemaType::integer;
+  } else if constexpr (std::is_same_v<T, double>) {
+    s.type = SchemaType::number;
+    s.dim = dim_from_key(key);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    s.type = SchemaType::string;
+  } else {
+    static_assert(std::is_same_v<T, std::vector<std::string>>);
+    s.type = SchemaType::string_list;
+  }
+  return s;
+}
+
+template <class T>
 std::optional<T> read_value(Shared& sh, State& st, std::string_view key, bool required,
                             const std::optional<Range>& range) {
+  record(st, key, shape_of<T>(key, range), required);
   Entry* e = lookup_or_report(sh, st, key, required);
   const std::string path = join_path(st.path, key);
   if (e == nullptr) return std::nullopt;
@@ -565,8 +783,28 @@ template std::optional<std::string> Reader::optional<std::string>(std::string_vi
 template std::optional<std::vector<std::string>> Reader::optional<std::vector<std::string>>(
     std::string_view, std::optional<Range>);
 
+namespace {
+
+SchemaShape quantity_shape(Dim dim, const std::optional<Range>& range) {
+  SchemaShape s;
+  s.type = SchemaType::number;
+  s.dim = dim;
+  s.range = range;
+  return s;
+}
+
+SchemaShape choice_shape(SchemaType t, const std::vector<std::string>& allowed) {
+  SchemaShape s;
+  s.type = t;
+  s.values = allowed;
+  return s;
+}
+
+}  // namespace
+
 std::optional<double> Reader::required_quantity(std::string_view key, Dim dim,
                                                 std::optional<Range> range) {
+  record(*state_, key, quantity_shape(dim, range), true);
   Entry* e = lookup_or_report(*shared_, *state_, key, true);
   const std::string p = path_of(key);
   if (e == nullptr) return std::nullopt;
@@ -575,6 +813,7 @@ std::optional<double> Reader::required_quantity(std::string_view key, Dim dim,
 
 std::optional<double> Reader::optional_quantity(std::string_view key, Dim dim,
                                                 std::optional<Range> range) {
+  record(*state_, key, quantity_shape(dim, range), false);
   Entry* e = lookup(*shared_, *state_, key);
   if (e == nullptr) return std::nullopt;
   const std::string p = path_of(key);
@@ -614,6 +853,7 @@ std::optional<std::size_t> match_choice(Shared& sh, const std::string& path, Pos
 
 std::optional<std::size_t> Reader::choice(std::string_view key,
                                           const std::vector<std::string>& allowed, bool required) {
+  record(*state_, key, choice_shape(SchemaType::choice, allowed), required);
   Entry* e = lookup_or_report(*shared_, *state_, key, required);
   const std::string p = path_of(key);
   if (e == nullptr) return std::nullopt;
@@ -623,6 +863,7 @@ std::optional<std::size_t> Reader::choice(std::string_view key,
 std::optional<std::vector<std::size_t>> Reader::choice_list(std::string_view key,
                                                             const std::vector<std::string>& allowed,
                                                             bool required) {
+  record(*state_, key, choice_shape(SchemaType::choice_list, allowed), required);
   Entry* e = lookup_or_report(*shared_, *state_, key, required);
   const std::string p = path_of(key);
   if (e == nullptr) return std::nullopt;
@@ -643,6 +884,16 @@ std::optional<std::vector<std::size_t>> Reader::choice_list(std::string_view key
 }
 
 std::optional<Reader> Reader::child_impl(std::string_view key, bool required) {
+  if (SchemaShape* sh = record(*state_, key, object_shape(SchemaType::object), required)) {
+    // Describe mode: the mapping is described by a reader over its schema object.
+    lookup(*shared_, *state_, key);
+    auto st = std::make_shared<State>();
+    st->valid = true;
+    st->path = path_of(key);
+    st->schema = sh->object.get();
+    state_->children.push_back(st);
+    return Reader(shared_, std::move(st));
+  }
   Entry* e = lookup_or_report(*shared_, *state_, key, required);
   const std::string p = path_of(key);
   if (e == nullptr) return std::nullopt;
@@ -666,6 +917,17 @@ std::optional<Reader> Reader::required_child(std::string_view key) {
 
 std::vector<Reader> Reader::list(std::string_view key, bool required) {
   std::vector<Reader> out;
+  if (SchemaShape* sh = record(*state_, key, object_shape(SchemaType::object_list), required)) {
+    // Describe mode: one element, described by a reader over the elements' schema object.
+    lookup(*shared_, *state_, key);
+    auto st = std::make_shared<State>();
+    st->valid = true;
+    st->path = path_of(key) + "[0]";
+    st->schema = sh->object.get();
+    state_->children.push_back(st);
+    out.push_back(Reader(shared_, std::move(st)));
+    return out;
+  }
   Entry* e = lookup_or_report(*shared_, *state_, key, required);
   const std::string p = path_of(key);
   if (e == nullptr) return out;
@@ -735,6 +997,17 @@ bool check_header(Reader& r, std::string_view expected_kind, int supported) {
     }
   } else {
     ok = false;
+  }
+  // Describe mode: the one version and the one kind this loader reads.
+  if (r.describing()) {
+    SchemaShape version;
+    version.type = SchemaType::integer;
+    version.range = Range::between(supported, supported);
+    r.describe("schema_version", version);
+    SchemaShape kind;
+    kind.type = SchemaType::choice;
+    kind.values = {std::string(expected_kind)};
+    r.describe("kind", kind);
   }
   return ok;
 }

@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "infercap/spec/prices.hpp"
+#include "infercap/spec/schema.hpp"
 #include "infercap/units.hpp"
 
 namespace infercap::spec {
@@ -30,12 +31,25 @@ constexpr int kMaxVerifyTop = 1000;                // finalists re-checked by th
 // Token lengths: far above any context window (the longest are a few million tokens).
 const Range kLengthRange = Range::between(1, 1e9);
 
+// Arrival processes by name; bursty is the hyperexponential's everyday name.
+const std::vector<std::pair<std::string_view, ArrivalKind>> kArrivalKinds = {
+    {"poisson", ArrivalKind::poisson},
+    {"deterministic", ArrivalKind::deterministic},
+    {"gamma", ArrivalKind::gamma},
+    {"bursty", ArrivalKind::hyperexponential},
+    {"hyperexponential", ArrivalKind::hyperexponential}};
+
 const std::vector<std::pair<std::string_view, HwClass>> kClassNames = {
     {"cpu", HwClass::cpu}, {"gpu", HwClass::gpu}, {"npu", HwClass::npu}, {"fpga", HwClass::fpga}};
 
-// A list of numbers under `key` (plain numbers or quantities of the key's dimension).
+// A list of numbers under `key` (plain numbers or quantities of the key's dimension); `whole`
+// only says so to the schema (int_list checks it).
 std::optional<std::vector<double>> number_list(Reader& r, std::string_view key, Range range,
-                                               Dim dim = Dim::dimensionless) {
+                                               Dim dim = Dim::dimensionless, bool whole = false) {
+  if (r.describing()) {
+    r.describe(key, SchemaShape{SchemaType::number_list, dim, range, whole, {}, {}});
+    return std::nullopt;
+  }
   if (!r.has(key)) {
     r.ignore(key);  // records the key as known, for did-you-mean on typos
     return std::nullopt;
@@ -73,7 +87,7 @@ std::optional<std::vector<double>> number_list(Reader& r, std::string_view key, 
 }
 
 std::optional<std::vector<int>> int_list(Reader& r, std::string_view key, int lo, int hi) {
-  auto v = number_list(r, key, Range::between(lo, hi));
+  auto v = number_list(r, key, Range::between(lo, hi), Dim::dimensionless, true);
   if (!v) return std::nullopt;
   std::vector<int> out;
   for (double d : *v) {
@@ -100,9 +114,65 @@ std::vector<HwClass> class_list(Reader& r, std::string_view key) {
   return out;
 }
 
-// A length distribution: a plain number (fixed) or a mapping with `kind`.
-std::optional<LengthDist> read_length(Reader& r, std::string_view key) {
-  if (!r.has(key)) {
+// The keys of one kind of length distribution, in its mapping `c`; `check` reports a
+// distribution core refuses.
+template <class Check>
+std::optional<LengthDist> read_length_of(Reader& c, LengthKind kind, const Check& check) {
+  switch (kind) {
+    case LengthKind::fixed: {
+      auto t = c.required<double>("tokens", kLengthRange);
+      return t ? check(fixed_length(*t)) : std::nullopt;
+    }
+    case LengthKind::uniform: {
+      auto lo = c.required<double>("min", kLengthRange);
+      auto hi = c.required<double>("max", kLengthRange);
+      return lo && hi ? check(uniform_length(*lo, *hi)) : std::nullopt;
+    }
+    case LengthKind::exponential: {
+      auto m = c.required<double>("mean", Range::positive());
+      return m ? check(exponential_length(*m)) : std::nullopt;
+    }
+    case LengthKind::lognormal: {
+      // By two percentiles or by mean and sigma (describe mode: both forms).
+      const bool by_percentiles = c.has("p50") || c.has("p90");
+      std::optional<LengthDist> out;
+      if (by_percentiles || c.describing()) {
+        auto p50 = c.required<double>("p50", kLengthRange);
+        auto p90 = c.required<double>("p90", kLengthRange);
+        if (p50 && p90) out = check(lognormal_length_p50_p90(*p50, *p90));
+      }
+      if (!by_percentiles || c.describing()) {
+        auto m = c.required<double>("mean", kLengthRange);
+        auto s = c.required<double>("sigma", Range::positive());
+        if (m && s) out = check(lognormal_length_mean_sigma(*m, *s));
+      }
+      return out;
+    }
+    case LengthKind::histogram: {
+      auto t = number_list(c, "tokens", kLengthRange);
+      auto w = number_list(c, "weights", Range::non_negative());
+      if (!c.has("tokens")) c.error_here("a histogram needs tokens: [...]");
+      if (!c.has("weights")) c.error_here("a histogram needs weights: [...]");
+      return t && w ? check(histogram_length(*t, *w)) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::pair<std::string_view, LengthKind>> kLengthKinds = {
+    {"fixed", LengthKind::fixed},
+    {"uniform", LengthKind::uniform},
+    {"lognormal", LengthKind::lognormal},
+    {"exponential", LengthKind::exponential},
+    {"histogram", LengthKind::histogram}};
+
+// A length distribution: a plain number (fixed) or a mapping with `kind`. `required` is for the
+// schema: output_tokens may be left out of an encoder's class (read_request_class).
+std::optional<LengthDist> read_length(Reader& r, std::string_view key, bool required = true) {
+  const SchemaShape count{SchemaType::number, Dim::dimensionless, kLengthRange, true, {}, {}};
+  if (r.describing()) {
+    r.describe(key, count, required);
+  } else if (!r.has(key)) {
     r.error(key, fmt::format("missing '{}': a token count or {{kind: ...}}", key));
     return std::nullopt;
   }
@@ -125,50 +195,29 @@ std::optional<LengthDist> read_length(Reader& r, std::string_view key) {
   }
   auto c = r.child(key);
   if (!c) return std::nullopt;
-  auto kind = c->required_enum<LengthKind>("kind", {{"fixed", LengthKind::fixed},
-                                                    {"uniform", LengthKind::uniform},
-                                                    {"lognormal", LengthKind::lognormal},
-                                                    {"exponential", LengthKind::exponential},
-                                                    {"histogram", LengthKind::histogram}});
-  if (!kind) return std::nullopt;
-  switch (*kind) {
-    case LengthKind::fixed: {
-      auto t = c->required<double>("tokens", kLengthRange);
-      return t ? check(fixed_length(*t)) : std::nullopt;
-    }
-    case LengthKind::uniform: {
-      auto lo = c->required<double>("min", kLengthRange);
-      auto hi = c->required<double>("max", kLengthRange);
-      return lo && hi ? check(uniform_length(*lo, *hi)) : std::nullopt;
-    }
-    case LengthKind::exponential: {
-      auto m = c->required<double>("mean", Range::positive());
-      return m ? check(exponential_length(*m)) : std::nullopt;
-    }
-    case LengthKind::lognormal: {
-      if (c->has("p50") || c->has("p90")) {
-        auto p50 = c->required<double>("p50", kLengthRange);
-        auto p90 = c->required<double>("p90", kLengthRange);
-        return p50 && p90 ? check(lognormal_length_p50_p90(*p50, *p90)) : std::nullopt;
-      }
-      auto m = c->required<double>("mean", kLengthRange);
-      auto s = c->required<double>("sigma", Range::positive());
-      return m && s ? check(lognormal_length_mean_sigma(*m, *s)) : std::nullopt;
-    }
-    case LengthKind::histogram: {
-      auto t = number_list(*c, "tokens", kLengthRange);
-      auto w = number_list(*c, "weights", Range::non_negative());
-      if (!c->has("tokens")) c->error_here("a histogram needs tokens: [...]");
-      if (!c->has("weights")) c->error_here("a histogram needs weights: [...]");
-      return t && w ? check(histogram_length(*t, *w)) : std::nullopt;
-    }
+  std::vector<std::string> kind_names;
+  kind_names.reserve(kLengthKinds.size());
+  for (const auto& [name, k] : kLengthKinds) kind_names.emplace_back(name);
+  const auto kind_at = c->choice("kind", kind_names, true);
+  if (c->describing()) {
+    // Every kind's keys, none required (each kind requires its own).
+    c->describe_forms(true);
+    for (const auto& [name, k] : kLengthKinds) read_length_of(*c, k, check);
+    c->describe_note("kind", "Each kind needs its own keys (docs/spec-reference.md).");
+    r.describe(key, count, required);  // the mapping's ask above was an optional one
+    return std::nullopt;
   }
-  return std::nullopt;
+  if (!kind_at) return std::nullopt;
+  return read_length_of(*c, kLengthKinds[*kind_at].second, check);
 }
 
 // SLA keys are `<metric>_p<percentile>_s`, e.g. ttft_p99_s: "500 ms", tpot_p90_s, e2e_p50_s.
+constexpr const char* kSlaKey = R"(^(ttft|tpot|e2e)_p([0-9]+(?:\.[0-9]+)?)_s$)";
+
 void read_sla(Reader& s, Sla& sla) {
-  static const std::regex re(R"(^(ttft|tpot|e2e)_p([0-9]+(?:\.[0-9]+)?)_s$)");
+  static const std::regex re(kSlaKey);
+  s.describe_pattern(
+      kSlaKey, SchemaShape{SchemaType::number, Dim::seconds, Range::positive(), false, {}, {}});
   for (const auto& key : s.keys()) {
     std::smatch m;
     if (!std::regex_match(key, m, re)) continue;  // finish() reports it as unknown
@@ -221,10 +270,12 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
   }
   c.priority = r.value_or<int>("priority", 0);
   // A rate (open loop, or a closed loop of users with think time), or a batch job's deadline.
+  // Describe mode describes both, and the closed and open forms of a rate.
   const bool batch = r.has("batch");
-  if (batch) {
+  r.describe_any_of_required({"rate", "batch"});
+  if (batch || r.describing()) {
     if (r.has("rate")) r.error("rate", "give rate or batch, not both");
-    r.ignore("rate");
+    if (!r.describing()) r.ignore("rate");
     if (auto b = r.child("batch")) {
       auto docs = b->required<double>("documents", Range::positive());
       auto hours = b->required<double>("within_hours", Range::positive());
@@ -243,9 +294,17 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
     } else {
       ok = false;
     }
-  } else if (auto rate = r.required_child("rate")) {
-    r.ignore("batch");
-    if (rate->has("concurrent_users") || rate->has("think_time_s")) {
+  }
+  std::optional<Reader> rate;
+  if (!batch || r.describing()) {
+    rate = r.describing() ? r.child("rate") : r.required_child("rate");
+    if (!rate) ok = false;
+  }
+  if (rate) {
+    if (!r.describing()) r.ignore("batch");
+    const bool closed = rate->has("concurrent_users") || rate->has("think_time_s");
+    rate->describe_forms(true);
+    if (closed || rate->describing()) {
       auto users = rate->required<double>("concurrent_users", Range::positive());
       auto think = rate->required_quantity("think_time_s", Dim::seconds, Range::positive());
       const double mean = rate->value_or<double>("mean_qps", 0, Range::non_negative());
@@ -267,7 +326,8 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
       } else {
         ok = false;
       }
-    } else {
+    }
+    if (!closed || rate->describing()) {
       rate->ignore("concurrent_users");  // known keys, for did-you-mean on typos
       rate->ignore("think_time_s");
       if (auto v = rate->optional<double>("mean_qps", Range::non_negative())) c.rate.mean_qps = *v;
@@ -291,11 +351,15 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
                                             c.rate.peak_qps, c.rate.mean_qps));
       }
     }
-  } else {
-    ok = false;
   }
   if (!r.has("arrival")) r.ignore("arrival");
-  if (r.has("arrival")) {
+  if (r.has("arrival") || r.describing()) {
+    // The process alone (`arrival: bursty`) or a mapping with its kind and scv.
+    std::vector<std::string> names;
+    names.reserve(kArrivalKinds.size());
+    for (const auto& [name, k] : kArrivalKinds) names.emplace_back(name);
+    r.describe("arrival",
+               SchemaShape{SchemaType::choice, Dim::dimensionless, {}, false, names, {}});
     YAML::Node n = r.raw("arrival");
     std::string kind;
     std::optional<Reader> a;
@@ -303,16 +367,16 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
       kind = n.Scalar();
     } else {
       a = r.child("arrival");
-      if (a) kind = a->value_or<std::string>("kind", "poisson");
+      if (a) {
+        kind = a->value_or<std::string>("kind", "poisson");
+        a->describe("kind",
+                    SchemaShape{SchemaType::choice, Dim::dimensionless, {}, false, names, {}});
+      }
     }
-    if (kind == "poisson") {
-      c.arrival.kind = ArrivalKind::poisson;
-    } else if (kind == "deterministic") {
-      c.arrival.kind = ArrivalKind::deterministic;
-    } else if (kind == "gamma") {
-      c.arrival.kind = ArrivalKind::gamma;
-    } else if (kind == "bursty" || kind == "hyperexponential") {
-      c.arrival.kind = ArrivalKind::hyperexponential;
+    const auto known = std::find_if(kArrivalKinds.begin(), kArrivalKinds.end(),
+                                    [&](const auto& e) { return e.first == kind; });
+    if (known != kArrivalKinds.end()) {
+      c.arrival.kind = known->second;
     } else {
       r.error("arrival", fmt::format("unknown arrival process '{}'", kind),
               "poisson, deterministic, gamma or bursty");
@@ -332,24 +396,26 @@ std::optional<RequestClass> read_request_class(Reader& r, bool* output_omitted) 
   } else {
     ok = false;
   }
-  if (!r.has("output_tokens") && output_omitted != nullptr) {
+  if (!r.has("output_tokens") && output_omitted != nullptr && !r.describing()) {
     // An encoder has no decode phase: its one "output token" is the forward pass that yields the
     // label or embedding. Whether the model is one is known only when resolving.
     r.ignore("output_tokens");
     c.output_tokens = *fixed_length(1);
     *output_omitted = true;
-  } else if (auto d = read_length(r, "output_tokens")) {
+  } else if (auto d = read_length(r, "output_tokens", output_omitted == nullptr)) {
     c.output_tokens = *d;
   } else {
     ok = false;
   }
   if (batch && !r.has("sla")) {
     r.ignore("sla");  // a batch job has a deadline, not a latency SLA: sized for throughput
-  } else if (auto s = r.required_child("sla")) {
+  } else if (auto s = r.describing() ? r.child("sla") : r.required_child("sla")) {
     read_sla(*s, c.sla);
   } else {
     ok = false;
   }
+  r.describe_note("sla", "Required unless the class is a batch job.");
+  r.describe_note("output_tokens", "May be left out for an encoder model (one forward pass).");
   if (!ok) return std::nullopt;
   return c;
 }
@@ -386,34 +452,26 @@ StatedLoad stated_load(Reader& cr) {
   return s;
 }
 
-}  // namespace
-
-Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir,
-                                Diagnostics& diags) {
-  const size_t before = diags.error_count();
-  Scenario sc;
-  sc.file = doc.file;
-  Reader r = Reader::root(doc, diags);
-  if (!check_header(r, "scenario")) {
-    r.finish();
-    return Error{fmt::format("{}: not a scenario", doc.file)};
-  }
+// Everything of a scenario after its header; `file` places a relative price-book path. Also run
+// over a describing reader (describe_scenario), where no price book is loaded.
+void read_scenario(Reader& r, const std::string& file, const std::string& data_dir, Scenario& sc) {
   sc.name = r.value_or<std::string>("name", "");
   if (sc.name.empty()) r.error("name", "a scenario needs a name");
+  r.describe("name", SchemaShape{SchemaType::string, Dim::dimensionless, {}, false, {}, {}}, true);
   sc.description = r.value_or<std::string>("description", "");
 
   // Prices first: money in the rest of the file may be in CNY at the book's rate.
   sc.price_file = "default";
   std::optional<Reader> prices = r.child("prices");
   if (prices) sc.price_file = prices->value_or<std::string>("file", "default");
-  {
+  if (!r.describing()) {
     std::filesystem::path pf = sc.price_file;
     if (pf.extension() != ".yaml") {
       pf = std::filesystem::path(data_dir) / "prices" / (sc.price_file + ".yaml");
     } else if (pf.is_relative()) {
-      pf = std::filesystem::path(doc.file).parent_path() / pf;
+      pf = std::filesystem::path(file).parent_path() / pf;
     }
-    auto book = load_prices(pf.string(), diags);
+    auto book = load_prices(pf.string(), r.diagnostics());
     if (book) {
       sc.prices = *book;
     } else {
@@ -451,6 +509,11 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
 
   if (auto c = r.child("candidates")) {
     CandidateSelection& s = sc.candidates;
+    // `all` (also when absent) or a list of hardware names.
+    c->describe("hardware",
+                SchemaShape{SchemaType::choice, Dim::dimensionless, {}, false, {"all"}, {}});
+    c->describe("hardware",
+                SchemaShape{SchemaType::string_list, Dim::dimensionless, {}, false, {}, {}});
     if (c->has("hardware")) {
       YAML::Node n = c->raw("hardware");
       if (n.IsScalar() && n.Scalar() == "all") {
@@ -473,6 +536,10 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
     s.classes = class_list(*c, "classes");
     if (c->has("vendors") && c->has("include_vendors"))
       c->error("vendors", "give include_vendors or vendors (its older spelling), not both");
+    if (c->describing()) {
+      c->optional<std::vector<std::string>>("vendors");
+      c->describe_note("vendors", "The older spelling of include_vendors; give one of them.");
+    }
     s.include_vendors_key = c->has("vendors") ? "vendors" : "include_vendors";
     s.vendors = c->value_or<std::vector<std::string>>(s.include_vendors_key, {});
     s.include_vendors_at = c->position_of(s.include_vendors_key);
@@ -528,7 +595,11 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
   if (auto k = r.child("constraints")) {
     Constraints& c = sc.constraints;
     auto money = [&](const char* usd, const char* cny) -> double {
-      if (k->has(cny)) return k->value_or<double>(cny, 0, Range::non_negative()) / rate;
+      if (k->has(cny) || k->describing()) {
+        const double yuan = k->value_or<double>(cny, 0, Range::non_negative());
+        k->describe_note(cny, fmt::format("Yuan at the price book's rate; or {} instead.", usd));
+        if (!k->describing()) return yuan / rate;
+      }
       return k->value_or<double>(usd, 0, Range::non_negative());
     };
     c.capex_budget_usd = money("capex_budget_usd", "capex_budget_cny");
@@ -585,8 +656,10 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
     if (sc.fleet.strategy == FleetStrategy::tiered && std::fabs(sum - 1) > 1e-6)
       f->error("tiers", fmt::format("tier shares must sum to 1, they sum to {:g}", sum));
     sc.fleet.baseline_model = f->value_or<std::string>("baseline_model", "");
-    if (f->has("base_classes")) sc.fleet.base_classes = class_list(*f, "base_classes");
-    if (f->has("buffer_classes")) sc.fleet.buffer_classes = class_list(*f, "buffer_classes");
+    if (f->has("base_classes") || f->describing())
+      sc.fleet.base_classes = class_list(*f, "base_classes");
+    if (f->has("buffer_classes") || f->describing())
+      sc.fleet.buffer_classes = class_list(*f, "buffer_classes");
     if (auto e = f->child("burst_events")) {
       const double n = e->value_or<double>("per_year", 0, Range::positive());
       const double h = e->value_or<double>("hours", 0, Range::positive());
@@ -609,6 +682,21 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
   }
   // A scenario's numbers are the user's own statement; sources are welcome but not demanded.
   r.ignore("sources");
+}
+
+}  // namespace
+
+Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir,
+                                Diagnostics& diags) {
+  const size_t before = diags.error_count();
+  Scenario sc;
+  sc.file = doc.file;
+  Reader r = Reader::root(doc, diags);
+  if (!check_header(r, "scenario")) {
+    r.finish();
+    return Error{fmt::format("{}: not a scenario", doc.file)};
+  }
+  read_scenario(r, doc.file, data_dir, sc);
   r.finish();
   sc.positions = r.positions();
   if (diags.error_count() > before) {
@@ -616,6 +704,15 @@ Result<Scenario> parse_scenario(const Document& doc, const std::string& data_dir
         fmt::format("{}: {} error(s) in the scenario", doc.file, diags.error_count() - before)};
   }
   return sc;
+}
+
+void describe_scenario(SchemaObject& root) {
+  Diagnostics sink;
+  Reader r = Reader::describer(root, sink);
+  check_header(r, "scenario");
+  Scenario sc;
+  read_scenario(r, "", "", sc);
+  r.finish();
 }
 
 Result<Scenario> load_scenario(const std::string& path, const std::string& data_dir,

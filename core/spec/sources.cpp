@@ -52,7 +52,7 @@ bool source_covers(std::string_view pattern, std::string_view path) {
 
 std::vector<SourceRef> read_sources(Reader& r, bool required) {
   std::vector<SourceRef> out;
-  if (!r.has("sources")) {
+  if (!r.has("sources") && !r.describing()) {
     if (required) {
       r.list("sources", true);
     } else {

@@ -9,7 +9,7 @@ enum ExitCode : int {
   kExitInternal = 1,     ///< a bug: an unexpected exception
   kExitUsage = 2,        ///< bad command line (unknown flag, missing argument)
   kExitSpec = 3,         ///< bad input file or value: diagnostics were printed to stderr
-  kExitIo = 4,           ///< a file could not be read or written
+  kExitIo = 4,           ///< a file could not be read or written, or an output path was refused
   kExitInfeasible = 5,   ///< the question has no feasible answer (model fits nowhere, no candidate)
   kExitCalibration = 6,  ///< calibration rejected its own measurements (too noisy) or no backend
 };

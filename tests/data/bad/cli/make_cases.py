@@ -12,8 +12,10 @@ recorded line, and that the line names file:line:col and a key or column.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
@@ -375,6 +377,52 @@ for tag, flags in [("prompt-nan", "--prompt nan"), ("prompt-inf", "--prompt inf"
     case("flag-" + tag, "predict " + flags, False)
 
 
+# --- output paths (-o and the like) ------------------------------------------------------------
+# A symbolic link or a read-only file is replaced only with --force; a directory or a missing
+# folder never. The bracketed word says how OUT is prepared in a fresh folder TMP (setup_output;
+# tests/test_spec_bad.cpp prepares it the same way); each refusal comes before any work.
+MEAS_SMALL = "SRC/tests/data/measurements/two-rows.csv"  # a fixture: the [force] line counts its rows
+ASCEND = "SRC/data/calibration/imports/ascend-910-published.yaml"
+for name, command in [
+        ("output-symlink-report", "[symlink] report SRC/data/examples/support-bot.yaml -o OUT.md"),
+        ("output-symlink-calibrate-rows", "[symlink] calibrate --tiny --rows OUT.csv"),
+        ("output-symlink-validate-write",
+         "[symlink] validate -i %s --fit llama.cpp --write OUT.yaml" % MEAS_SMALL),
+        ("output-readonly-calibrate-import", "[readonly] calibrate --import %s -o OUT.yaml" % ASCEND),
+        ("output-readonly-report", "[readonly] report SRC/data/examples/support-bot.yaml -o OUT.html"),
+        ("output-directory-validate",
+         "[directory] validate -i %s --residuals-out OUT.csv" % MEAS_SMALL),
+        ("output-directory-calibrate", "[directory] calibrate --tiny -o OUT.yaml"),
+        ("output-missing-parent-calibrate-import",
+         "[missing-parent] calibrate --import %s -o OUT.yaml" % ASCEND),
+        ("output-missing-parent-report",
+         "[missing-parent] report SRC/data/examples/support-bot.yaml -o OUT.pdf"),
+        ("output-force-validate",
+         "[force] validate -i %s --summary-only --residuals-out OUT.csv --force" % MEAS_SMALL)]:
+    case(name, command, False)
+
+
+def setup_output(command, tmp):
+    """Prepares OUT for an output case; returns its path without the extension ("" if none)."""
+    m = re.match(r"^\[([a-z-]+)\] .* OUT(\S*)", command)
+    if not m:
+        return ""
+    kind, ext = m.group(1), m.group(2)
+    base = os.path.join(tmp, "missing", "out") if kind == "missing-parent" else os.path.join(tmp, "out")
+    out = base + ext
+    if kind in ("symlink", "force"):
+        with open(os.path.join(tmp, "target" + ext), "w") as f:
+            f.write("original\n")
+        os.symlink(os.path.join(tmp, "target" + ext), out)
+    elif kind == "readonly":
+        with open(out, "w") as f:
+            f.write("original\n")
+        os.chmod(out, 0o444)
+    elif kind == "directory":
+        os.makedirs(out)
+    return base
+
+
 def write():
     for name, _, text in CASES:
         path = os.path.join(HERE, name)
@@ -395,17 +443,33 @@ def record(binary):
              "first diagnostic line (FILE = path, SRC = source tree)\n"]
     for name, command, _ in CASES:
         path = os.path.join(HERE, name)
-        argv = [binary] + [path if a == "FILE" else a for a in command.split()]
+        tmp = tempfile.mkdtemp(prefix="infercap-bad-out-")
+        out = setup_output(command, tmp)
+        argv = [binary]
+        for a in command.split():
+            if a.startswith("["):
+                continue
+            a = path if a == "FILE" else a
+            a = SRC + a[3:] if a.startswith("SRC/") else a
+            a = out + a[3:] if a.startswith("OUT") else a
+            argv.append(a)
         p = subprocess.run(argv, env=env, capture_output=True, timeout=120)
         err = p.stderr.decode("utf-8", "replace").splitlines()
-        first = next((l for l in err if path in l), err[0] if err else "")
+        first = next((l for l in err if path in l or (out and out in l)), err[0] if err else "")
         first = first.replace(path, "FILE").replace(SRC, "SRC")
+        if out:
+            first = first.replace(out, "OUT").replace(tmp, "TMP")
+        shutil.rmtree(tmp)
         # What the line names: file:line:col and a key or column ("key"), the file alone for
         # whole-file problems ("file"), or a command-line flag ("flag").
         if re.match(r"^(infercap [a-z]+: )?FILE:[0-9]+:[0-9]+: (error: )?[^ :]+: ", first):
             locates = "key"
         elif re.match(r"^error: --[a-z-]+: ", first):
             locates = "flag"
+        elif re.match(r"^infercap [a-z]+: (refusing to (replace|overwrite)|cannot write) OUT", first):
+            locates = "output"
+        elif first.startswith("wrote OUT"):
+            locates = "written"
         else:
             locates = "file"
         lines.append("%s\t%d\t%s\t%s\t%s\n" % (name, p.returncode, locates, command, first))

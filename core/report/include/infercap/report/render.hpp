@@ -29,7 +29,10 @@ Result<int> write_pdf(const Document& d, const std::string& path);
 Result<int> write_xlsx(const Document& d, const std::string& path);
 
 /// Renders `d` to `path` in the format of its extension; atomic (temporary file + rename).
-Result<Format> render_to_path(const Document& d, const std::string& path);
+/// `path` is checked first as every output is (spec/atomic_write.hpp, check_output_path: a
+/// symbolic link or a read-only file only with `force`); a failure names `path` and the reason,
+/// never the temporary file.
+Result<Format> render_to_path(const Document& d, const std::string& path, bool force = false);
 
 /// Escapers, exposed for tests.
 std::string html_escape(std::string_view s);

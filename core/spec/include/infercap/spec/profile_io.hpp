@@ -26,7 +26,9 @@ Result<CalibrationProfile> parse_profile(std::string_view yaml_text, const std::
 Result<CalibrationProfile> load_profile(const std::string& path, Diagnostics& diags);
 
 /// Writes `profile_to_yaml(p)` to `path` atomically (temporary file, then rename), so a failed
-/// run never leaves half a profile. The Error says what failed.
-Result<std::string> save_profile(const CalibrationProfile& p, const std::string& path);
+/// run never leaves half a profile. The Error says what failed. `force`: replace a symbolic link
+/// or a read-only file (write_file_atomically).
+Result<std::string> save_profile(const CalibrationProfile& p, const std::string& path,
+                                 bool force = false);
 
 }  // namespace infercap::spec

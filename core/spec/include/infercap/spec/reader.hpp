@@ -107,11 +107,20 @@ struct Shared;
 struct State;
 }  // namespace detail
 
+struct SchemaObject;  // schema.hpp
+struct SchemaShape;
+
 class Reader {
  public:
   /// A reader over the document's root, which must be a mapping (else a diagnostic, and the
   /// reader is empty: every read finds nothing and reports nothing).
   static Reader root(const Document& doc, Diagnostics& diags);
+  /// A reader in describe mode (schema.hpp): a mapping with no keys, over which a loader runs
+  /// to record every key it asks for into `schema`. Every read finds nothing (a value_or gives
+  /// its fallback, a child or list gives one describing reader), has() is false, keys() is
+  /// empty, and diagnostics go to `sink`. Loaders branch on describing() only where they read
+  /// keys through raw() or keys(), to describe those keys instead.
+  static Reader describer(SchemaObject& schema, Diagnostics& sink);
 
   // --- scalar values -------------------------------------------------------------------------
   // T is one of: bool, int, int64_t, double, std::string, std::vector<std::string>.
@@ -127,6 +136,7 @@ class Reader {
   template <class T>
   T value_or(std::string_view key, T fallback, std::optional<Range> range = {}) {
     auto v = optional<T>(key, range);
+    if (describing()) record_default(key, fallback);
     return v ? std::move(*v) : std::move(fallback);
   }
 
@@ -154,6 +164,14 @@ class Reader {
   template <class E>
   E enum_or(std::string_view key, Spellings<E> allowed, E fallback) {
     auto v = enum_impl(key, allowed, false);
+    if (describing()) {
+      for (const auto& a : allowed) {
+        if (a.second == fallback) {
+          record_default(key, std::string(a.first));
+          break;
+        }
+      }
+    }
     return v ? *v : fallback;
   }
   /// A string that must be one of `allowed`; returns its index in `allowed`.
@@ -209,6 +227,25 @@ class Reader {
   /// Every key path a loader asked for in this document, present or not (the schema as used).
   const std::vector<std::string>& asked_paths() const;
 
+  // --- describe mode (schema.hpp) -----------------------------------------------------------
+  bool describing() const;  ///< a reader made by describer(), or a child of one
+  /// Describe mode only (a no-op otherwise): `key` may take `shape` (for a key the loader reads
+  /// through raw()). A shape of the same type as one already recorded replaces it. `required`,
+  /// when given, is the key's requirement (the loader reads the key itself); nullopt leaves it.
+  void describe(std::string_view key, const SchemaShape& shape,
+                std::optional<bool> required = std::nullopt);
+  /// Describe mode only: keys matching `ecma_regex` take `shape` (keys a loader finds in keys()).
+  void describe_pattern(std::string ecma_regex, const SchemaShape& shape);
+  /// Describe mode only: at least one of `keys` must be present.
+  void describe_any_of_required(std::vector<std::string> keys);
+  /// Describe mode only: when `key` is present, nothing else but schema_version and kind is.
+  void describe_required_unless(std::string key);
+  /// Describe mode only: a sentence about `key` that its type does not say.
+  void describe_note(std::string_view key, std::string note);
+  /// Describe mode only: while on, this mapping's asks record their keys as optional (a loader
+  /// describing several forms of a mapping, each of which requires different keys).
+  void describe_forms(bool on);
+
   /// Reports every key never read in this mapping and in all child mappings, each as
   /// "unknown key" with a did-you-mean among the keys that were asked for. Call once, last.
   void finish();
@@ -221,6 +258,13 @@ class Reader {
 
  private:
   Reader(std::shared_ptr<detail::Shared> shared, std::shared_ptr<detail::State> state);
+  // value_or's fallback as the key's default (describe mode).
+  void record_default(std::string_view key, bool v);
+  void record_default(std::string_view key, int v);
+  void record_default(std::string_view key, int64_t v);
+  void record_default(std::string_view key, double v);
+  void record_default(std::string_view key, const std::string& v);
+  void record_default(std::string_view key, const std::vector<std::string>& v);
   template <class E>
   std::optional<E> enum_impl(std::string_view key, Spellings<E> allowed, bool required) {
     std::vector<std::string> names;
