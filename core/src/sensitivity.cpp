@@ -357,21 +357,26 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
       scale_pools(x.baseline_pools, f);
     });
   }
-  // The re-solves are independent and the solver keeps no shared state, so they run
-  // concurrently; results are collected in the order above, so the output does not depend on
-  // scheduling.
-  // The base the cases compare with is the unchanged (pruned) inputs solved the same way. The
-  // re-solves start first and run alongside it (the solver keeps no shared state); price cases
-  // are then re-priced from the base where that is exact; comparisons are made at the end.
+  // The base the cases compare with is the unchanged (pruned) inputs solved the same way; it
+  // fills the memo with every candidate's answers for the unchanged workload. The SLA cases ask
+  // new questions, so they start at once and run alongside it; the load, model-error and horizon
+  // cases start after it and find most answers in the memo (started together, they would all
+  // miss at once). Price cases are then re-priced from the base where that is exact. Results are
+  // collected in the order above, so the output does not depend on scheduling.
   std::vector<std::optional<std::future<SensitivityCase>>> jobs(changes.size());
-  for (size_t i = 0; i < changes.size(); ++i) {
-    const Change& c = changes[i];
-    if (c.param == SensitivityParam::electricity || c.param == SensitivityParam::device_prices)
-      continue;
-    jobs[i] = std::async(std::launch::async,
-                         [&c, &memo] { return run_case(c.inputs, c.param, c.factor, memo); });
-  }
+  auto launch = [&](bool sla) {
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const Change& c = changes[i];
+      if (c.param == SensitivityParam::electricity || c.param == SensitivityParam::device_prices ||
+          (c.param == SensitivityParam::sla) != sla)
+        continue;
+      jobs[i] = std::async(std::launch::async,
+                           [&c, &memo] { return run_case(c.inputs, c.param, c.factor, memo); });
+    }
+  };
+  launch(true);
   const auto analytic = solve(in, memo);
+  launch(false);
   if (analytic && analytic->feasible) {
     s.base_feasible = true;
     s.base_choice = fleet_key(analytic->recommended);
