@@ -1,7 +1,8 @@
 // Speed target of the report issue: a report for every example in data/examples/ builds in under
 // 2 s: load the catalog and the scenario, solve, build the document (sensitivity re-solves and
 // the batch knee included) and render it in each of the four formats. One benchmark per example
-// and format; `--benchmark_filter=Report/chat-service` runs one.
+// and format; `--benchmark_filter=Report/chat-service` runs one. ReportDocument/<example> times
+// the document build alone.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -47,6 +48,35 @@ void BM_Report(benchmark::State& state, const std::string& example, const std::s
   std::remove(out.c_str());
 }
 
+// The document alone (sensitivity re-solves and the batch knee): what the report adds to the
+// plan, so a regression can be told from one in the solve or a renderer.
+void BM_ReportDocument(benchmark::State& state, const std::string& example) {
+  spec::Diagnostics diags;
+  const spec::Catalog cat = spec::Catalog::load(kData, diags);
+  auto sc = spec::load_scenario(kData + "/examples/" + example + ".yaml", kData, diags);
+  if (!sc) {
+    state.SkipWithError(diags.format().c_str());
+    return;
+  }
+  auto in = spec::to_plan_inputs(*sc, cat, diags);
+  if (!in) {
+    state.SkipWithError(diags.format().c_str());
+    return;
+  }
+  auto plan = solve(*in);
+  if (!plan) {
+    state.SkipWithError(plan.error().message.c_str());
+    return;
+  }
+  report::ReportOptions o;
+  o.description = sc->description;
+  o.accuracy = {0.072, 0.145, "docs/validation.md"};
+  for (auto _ : state) {
+    report::Document d = report::build_document(*in, *plan, o);
+    benchmark::DoNotOptimize(d);
+  }
+}
+
 // Registered from the examples folder, so a new example is benchmarked without an edit here.
 const bool kRegistered = [] {
   namespace fs = std::filesystem;
@@ -59,6 +89,9 @@ const bool kRegistered = [] {
   }
   std::sort(names.begin(), names.end());
   for (const auto& n : names) {
+    benchmark::RegisterBenchmark(("ReportDocument/" + n).c_str(), BM_ReportDocument, n)
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1);
     for (const char* ext : {".md", ".html", ".pdf", ".xlsx"}) {
       benchmark::RegisterBenchmark(("Report/" + n + "/" + (ext + 1)).c_str(), BM_Report, n,
                                    std::string(ext))

@@ -13,6 +13,7 @@ namespace {
 Table ranked_table(const Ctx& c, const PoolResult& p) {
   Table t;
   t.id = "ranked-" + p.pool.name;
+  t.key_columns = 2;  // rank and hardware
   t.caption =
       c.f(M::cand_ranked_caption, p.pool.name, p.pool.model,
           std::min<size_t>(static_cast<size_t>(c.opt.top), p.ranked.size()), p.ranked.size());

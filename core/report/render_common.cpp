@@ -131,6 +131,66 @@ std::vector<double> ticks(Range& r, int target, double min_step = 0) {
   return t;
 }
 
+struct Box {
+  double x0, y0, x1, y1;
+  double overlap(const Box& o) const {
+    const double w = std::min(x1, o.x1) - std::max(x0, o.x0);
+    const double h = std::min(y1, o.y1) - std::max(y0, o.y0);
+    return w > 0 && h > 0 ? w * h : 0;
+  }
+  double outside(const Box& area) const {  // area of this box beyond `area`
+    const double all = (x1 - x0) * (y1 - y0);
+    return all - overlap(area);
+  }
+};
+
+struct Placed {
+  Box box;
+  double baseline;
+  bool leader;  ///< drawn away from its point: a thin line joins them
+  double anchor_x, anchor_y;
+};
+
+// Where a point label goes: the first spot around the point (right, left, above, below, then
+// stepped further up and down with a leader line) that overlaps neither another label nor a
+// point and stays in the plot; failing that, the spot that overlaps least.
+Placed place_label(Canvas& cv, double px, double py, const std::string& text, double size,
+                   const Box& area, const std::vector<Box>& taken) {
+  const double w = cv.text_width(text, size);
+  const double asc = size * 0.8, desc = size * 0.25, gap = 4;
+  std::vector<Placed> spots;
+  auto at = [&](double x0, double baseline, bool leader) {
+    const Box b{x0, baseline - asc, x0 + w, baseline + desc};
+    const double ax = x0 >= px ? x0 - 1 : x0 + w + 1;
+    spots.push_back({b, baseline, leader, ax, baseline - asc / 2});
+  };
+  at(px + gap, py - gap, false);              // right, above
+  at(px + gap, py + gap + asc, false);        // right, below
+  at(px - gap - w, py - gap, false);          // left, above
+  at(px - gap - w, py + gap + asc, false);    // left, below
+  at(px - w / 2, py - gap - desc, false);     // above
+  at(px - w / 2, py + gap + asc + 1, false);  // below
+  for (int k = 1; k <= 6; ++k) {
+    const double dy = k * (asc + desc + 2);
+    at(px + 2 * gap, py - gap - dy, true);
+    at(px + 2 * gap, py + gap + asc + dy, true);
+    at(px - 2 * gap - w, py - gap - dy, true);
+    at(px - 2 * gap - w, py + gap + asc + dy, true);
+  }
+  const Placed* best = nullptr;
+  double best_cost = 0;
+  for (const auto& s : spots) {
+    double cost = s.box.outside(area) * 4;
+    for (const auto& t : taken) cost += s.box.overlap(t);
+    if (cost <= 0) return s;
+    if (best == nullptr || cost < best_cost) {
+      best = &s;
+      best_cost = cost;
+    }
+  }
+  return *best;
+}
+
 }  // namespace
 
 void draw_chart(Canvas& cv, const Chart& ch, double w, double h, Lang lang) {
@@ -202,22 +262,40 @@ void draw_chart(Canvas& cv, const Chart& ch, double w, double h, Lang lang) {
       cv.text(cx, top + ph + 11, lab, fs - 2, ink, Anchor::middle);
     }
   } else {
+    // Points first (every series), then the labels placed around them without collisions.
+    std::vector<Box> taken;
+    struct Wanted {
+      double x, y;
+      std::string text;
+      Rgb col;
+    };
+    std::vector<Wanted> labels;
     for (size_t s = 0; s < ch.series.size(); ++s) {
       const Series& se = ch.series[s];
       const Rgb col = palette(s);
       std::vector<std::pair<double, double>> pts;
+      // A label belongs to its point even where an earlier point was not finite.
       for (size_t i = 0; i < se.y.size() && i < se.x.size(); ++i) {
-        if (std::isfinite(se.x[i]) && std::isfinite(se.y[i]))
-          pts.emplace_back(X(se.x[i]), Y(se.y[i]));
+        if (!(std::isfinite(se.x[i]) && std::isfinite(se.y[i]))) continue;
+        pts.emplace_back(X(se.x[i]), Y(se.y[i]));
+        if (ch.kind == ChartKind::scatter && i < se.labels.size() && !se.labels[i].empty())
+          labels.push_back({pts.back().first, pts.back().second, se.labels[i], col});
       }
       if (ch.kind == ChartKind::line || se.highlight) {
         if (pts.size() > 1) cv.polyline(pts, col, se.highlight ? 1.8 : 1.2);
       }
-      for (const auto& [px, py] : pts) cv.circle(px, py, se.highlight ? 3.0 : 2.0, col);
-      if (ch.kind == ChartKind::scatter) {
-        for (size_t i = 0; i < se.labels.size() && i < pts.size(); ++i)
-          cv.text(pts[i].first + 4, pts[i].second - 4, se.labels[i], fs - 2.5, col, Anchor::start);
+      const double r = se.highlight ? 3.0 : 2.0;
+      for (const auto& [px, py] : pts) {
+        cv.circle(px, py, r, col);
+        taken.push_back({px - r - 1, py - r - 1, px + r + 1, py + r + 1});
       }
+    }
+    const Box area{left + 1, top + 1, left + pw - 1, top + ph - 1};
+    for (const auto& l : labels) {
+      const Placed p = place_label(cv, l.x, l.y, l.text, fs - 2.5, area, taken);
+      if (p.leader) cv.line(l.x, l.y, p.anchor_x, p.anchor_y, l.col, 0.4, false);
+      cv.text(p.box.x0, p.baseline, l.text, fs - 2.5, l.col, Anchor::start);
+      taken.push_back(p.box);
     }
   }
   // Legend, two entries a row.

@@ -337,7 +337,89 @@ class Layout {
     }
   }
 
-  void table(const Table& t) {
+  // The widest a column would like at `size` pt (capped at 170 pt) over its header and cells.
+  std::vector<double> natural_widths(const Table& t, double size) {
+    std::vector<double> nat(t.columns.size(), 0);
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      set_font(cr_, size, true);
+      // As table() measures a header: about half its length (two lines), its widest word at least.
+      const std::string& h = t.columns[c].header;
+      double piece = 0;
+      std::string tok;
+      for (const auto& ch : detail::utf8_chars(h + " ")) {
+        if (ch == " " || detail::is_wide(ch)) {
+          piece = std::max(piece, width_of(cr_, tok + (detail::is_wide(ch) ? ch : "")));
+          tok.clear();
+        } else {
+          tok += ch;
+        }
+      }
+      const double full = width_of(cr_, h);
+      nat[c] = std::min(full, std::max(piece, 0.55 * full));
+      set_font(cr_, size);
+      for (const auto& r : t.rows)
+        nat[c] = std::max(nat[c], width_of(cr_, detail::cell_text(t.columns[c], r[c])));
+      nat[c] = std::min(170.0, nat[c]) + 6;
+    }
+    return nat;
+  }
+
+  // A table too wide for the page at kMinSplitSize pt is printed in parts, each with the table's
+  // key columns (the candidate's rank and name) in front, so every number keeps a legible size
+  // and its row's name; the parts share out the other columns evenly by width.
+  static constexpr double kMinSplitSize = 7;
+  bool split_table(const Table& t) {
+    const size_t nc = t.columns.size();
+    const size_t keys = std::min(nc, static_cast<size_t>(std::max(0, t.key_columns)));
+    if (nc < 8 || keys == 0 || keys >= nc - 1) return false;
+    const std::vector<double> nat = natural_widths(t, kMinSplitSize);
+    double key_w = 0, rest_w = 0, total_w = 0;
+    for (size_t c = 0; c < nc; ++c) {
+      (c < keys ? key_w : rest_w) += nat[c];
+      total_w += nat[c];
+    }
+    if (total_w <= kWidth) return false;
+    const double budget = kWidth - key_w;
+    if (budget < kWidth / 3) return false;  // the keys alone fill the page: shrink instead
+    const int parts = static_cast<int>(std::ceil(rest_w / budget));
+    const double target = rest_w / parts;
+    std::vector<std::vector<size_t>> groups(1);
+    double used = 0;
+    for (size_t c = keys; c < nc; ++c) {
+      // A column goes to the next part when it would overflow this one, or when more than half
+      // of it would lie past this part's even share.
+      const bool full = used + nat[c] > budget ||
+                        (used + nat[c] / 2 > target && static_cast<int>(groups.size()) < parts);
+      if (full && !groups.back().empty()) {
+        groups.emplace_back();
+        used = 0;
+      }
+      groups.back().push_back(c);
+      used += nat[c];
+    }
+    for (size_t g = 0; g < groups.size(); ++g) {
+      Table part;
+      part.id = t.id;
+      part.caption = t.caption.empty() ? t.caption
+                                       : fmt::format("{} ({}/{})", t.caption, g + 1, groups.size());
+      part.total_row = t.total_row;
+      part.total_label = t.total_label;
+      std::vector<size_t> cols;
+      for (size_t c = 0; c < keys; ++c) cols.push_back(c);
+      cols.insert(cols.end(), groups[g].begin(), groups[g].end());
+      for (size_t c : cols) part.columns.push_back(t.columns[c]);
+      for (const auto& r : t.rows) {
+        std::vector<Cell> row;
+        for (size_t c : cols) row.push_back(r[c]);
+        part.rows.push_back(std::move(row));
+      }
+      table(part, false);
+    }
+    return true;
+  }
+
+  void table(const Table& t, bool may_split = true) {
+    if (may_split && split_table(t)) return;
     const size_t nc = t.columns.size();
     std::vector<std::vector<std::string>> cells;
     for (const auto& r : t.rows) {
@@ -360,25 +442,28 @@ class Layout {
       set_font(cr_, size);
       std::vector<double> mn(nc, 0), nat(nc, 0);
       for (size_t c = 0; c < nc; ++c) {
-        auto measure = [&](const std::string& s, bool bold) {
+        auto measure = [&](const std::string& s, bool bold, bool header) {
           set_font(cr_, size, bold);
-          nat[c] = std::max(nat[c], std::min(170.0, width_of(cr_, s)) + 2 * pad);
           // The widest unbreakable piece (a word, or one CJK character).
+          double piece = 0;
           std::string tok;
           for (const auto& ch : detail::utf8_chars(s + " ")) {
             if (ch == " " || detail::is_wide(ch)) {
-              mn[c] = std::max(
-                  mn[c],
-                  std::min(60.0, width_of(cr_, tok + (detail::is_wide(ch) ? ch : ""))) + 2 * pad);
+              piece = std::max(piece, width_of(cr_, tok + (detail::is_wide(ch) ? ch : "")));
               tok.clear();
             } else {
               tok += ch;
             }
           }
+          mn[c] = std::max(mn[c], std::min(60.0, piece) + 2 * pad);
+          // A header is happy on two lines: its natural width is about half its length.
+          const double full = width_of(cr_, s);
+          const double want = header ? std::min(full, std::max(piece, 0.55 * full)) : full;
+          nat[c] = std::max(nat[c], std::min(170.0, want) + 2 * pad);
         };
-        measure(t.columns[c].header, true);
+        measure(t.columns[c].header, true, true);
         for (size_t r = 0; r < cells.size(); ++r)
-          measure(cells[r][c], t.total_row && r + 1 == cells.size());
+          measure(cells[r][c], t.total_row && r + 1 == cells.size(), false);
       }
       double smin = 0, snat = 0;
       for (size_t c = 0; c < nc; ++c) {
@@ -389,7 +474,11 @@ class Layout {
         w = nat;
         break;
       }
-      if (smin <= kWidth || size <= 5.5) {
+      // Natural widths that would fit at 7 pt (widths scale with the size, padding aside):
+      // shrink to them rather than wrap cells at a larger size.
+      const double pads = 2 * pad * static_cast<double>(nc);
+      const bool fits_smaller = size > 7 && (snat - pads) * 7 / size + pads <= kWidth;
+      if ((smin <= kWidth && !fits_smaller) || size <= 5.5) {
         const double extra = std::max(0.0, kWidth - smin);
         for (size_t c = 0; c < nc; ++c) {
           w[c] = snat > smin ? mn[c] + extra * (nat[c] - mn[c]) / (snat - smin)

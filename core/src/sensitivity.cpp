@@ -74,11 +74,12 @@ void scale_device_prices(PriceBook& b, double f, const std::string& only = "") {
   }
 }
 
-SensitivityCase run_case(const PlanInputs& in, SensitivityParam param, double factor) {
+SensitivityCase run_case(const PlanInputs& in, SensitivityParam param, double factor,
+                         EvalMemo& memo) {
   SensitivityCase c;
   c.param = param;
   c.factor = factor;
-  auto plan = solve(in);
+  auto plan = solve(in, memo);
   if (!plan) {
     c.infeasible_reason = plan.error().message;
     return c;
@@ -153,6 +154,7 @@ struct Evaluator {
   const PlanInputs* in;
   const Pool* pool;
   const CandidateRow* row;
+  EvalMemo* memo;
   double tco(const PlanInputs& x, const Pool& p) const {
     const ModelSpec* m = by_name(x.models, p.model);
     const HardwareSpec* h = by_name(x.space.hardware, row->hardware);
@@ -160,7 +162,7 @@ struct Evaluator {
     const PrecisionChoice* pc = by_name(x.space.precisions, row->precision);
     if (m == nullptr || h == nullptr || s == nullptr || pc == nullptr)
       return std::numeric_limits<double>::infinity();
-    CandidateRow r = evaluate_candidate(x, p, *m, *h, *s, *pc, row->tp, row->max_seqs);
+    CandidateRow r = evaluate_candidate(x, p, *m, *h, *s, *pc, row->tp, row->max_seqs, memo);
     return r.feasible && r.priced ? r.cost.tco_usd : std::numeric_limits<double>::infinity();
   }
 };
@@ -193,7 +195,7 @@ std::optional<double> crossing(const std::function<double(double)>& d, double fr
   return best;
 }
 
-void break_evens(const PlanInputs& in, const Plan& base, Sensitivity& s) {
+void break_evens(const PlanInputs& in, const Plan& base, Sensitivity& s, EvalMemo& memo) {
   if (base.objective != Objective::min_tco || base.pools.empty()) return;
   const PoolResult& pr = base.pools.front();
   const CandidateRow* ru = runner_up(base, pr);
@@ -203,8 +205,8 @@ void break_evens(const PlanInputs& in, const Plan& base, Sensitivity& s) {
   for (const auto& p : in.pools)
     if (p.name == pr.pool.name) pool = &p;
   if (pool == nullptr) return;
-  const Evaluator ea{&in, pool, &lead};
-  const Evaluator eb{&in, pool, ru};
+  const Evaluator ea{&in, pool, &lead, &memo};
+  const Evaluator eb{&in, pool, ru, &memo};
   auto make = [&](SensitivityParam p) {
     BreakEven b;
     b.param = p;
@@ -255,8 +257,10 @@ void break_evens(const PlanInputs& in, const Plan& base, Sensitivity& s) {
   // The runner-up's device price alone: the discount at which it matches the leader.
   {
     BreakEven b = make(SensitivityParam::device_prices);
+    // One copy of the inputs; each step re-prices it from the unchanged book.
+    PlanInputs x = in;
     auto diff = [&](double f) {
-      PlanInputs x = in;
+      x.prices = in.prices;
       scale_device_prices(x.prices, f, ru->hardware);
       return eb.tco(x, *pool) - ea.tco(x, *pool);
     };
@@ -273,6 +277,10 @@ void break_evens(const PlanInputs& in, const Plan& base, Sensitivity& s) {
 }  // namespace
 
 Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const SensitivityOptions& opt) {
+  // One memo for every re-solve below: they are copies of one set of inputs that move one input
+  // at a time, so most candidates ask the memo what another solve already computed
+  // (eval_memo.hpp); the answers are bit-identical to solving each afresh.
+  EvalMemo memo;
   Sensitivity s;
   s.plan_choice = base.feasible ? fleet_key(base.recommended) : "";
   PlanInputs in = in0;
@@ -349,21 +357,26 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
       scale_pools(x.baseline_pools, f);
     });
   }
-  // The re-solves are independent and the solver keeps no shared state, so they run
-  // concurrently; results are collected in the order above, so the output does not depend on
-  // scheduling.
-  // The base the cases compare with is the unchanged (pruned) inputs solved the same way. The
-  // re-solves start first and run alongside it (the solver keeps no shared state); price cases
-  // are then re-priced from the base where that is exact; comparisons are made at the end.
+  // The base the cases compare with is the unchanged (pruned) inputs solved the same way; it
+  // fills the memo with every candidate's answers for the unchanged workload. The SLA cases ask
+  // new questions, so they start at once and run alongside it; the load, model-error and horizon
+  // cases start after it and find most answers in the memo (started together, they would all
+  // miss at once). Price cases are then re-priced from the base where that is exact. Results are
+  // collected in the order above, so the output does not depend on scheduling.
   std::vector<std::optional<std::future<SensitivityCase>>> jobs(changes.size());
-  for (size_t i = 0; i < changes.size(); ++i) {
-    const Change& c = changes[i];
-    if (c.param == SensitivityParam::electricity || c.param == SensitivityParam::device_prices)
-      continue;
-    jobs[i] =
-        std::async(std::launch::async, [&c] { return run_case(c.inputs, c.param, c.factor); });
-  }
-  const auto analytic = solve(in);
+  auto launch = [&](bool sla) {
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const Change& c = changes[i];
+      if (c.param == SensitivityParam::electricity || c.param == SensitivityParam::device_prices ||
+          (c.param == SensitivityParam::sla) != sla)
+        continue;
+      jobs[i] = std::async(std::launch::async,
+                           [&c, &memo] { return run_case(c.inputs, c.param, c.factor, memo); });
+    }
+  };
+  launch(true);
+  const auto analytic = solve(in, memo);
+  launch(false);
   if (analytic && analytic->feasible) {
     s.base_feasible = true;
     s.base_choice = fleet_key(analytic->recommended);
@@ -375,12 +388,12 @@ Sensitivity sensitivity(const PlanInputs& in0, const Plan& base, const Sensitivi
     std::optional<SensitivityCase> r;
     if (analytic && analytic->feasible)
       r = reprice_case(c.inputs, in, *analytic, c.param, c.factor);
-    if (!r) r = run_case(c.inputs, c.param, c.factor);
+    if (!r) r = run_case(c.inputs, c.param, c.factor, memo);
     std::promise<SensitivityCase> done;
     done.set_value(std::move(*r));
     jobs[i] = done.get_future();
   }
-  if (base.feasible) break_evens(in, base, s);
+  if (base.feasible) break_evens(in, base, s, memo);
   for (auto& j : jobs) {
     SensitivityCase c = j->get();
     if (c.feasible) {

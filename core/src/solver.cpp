@@ -143,6 +143,12 @@ std::vector<std::string> validate(const PlanInputs& in) {
 }
 
 Result<Plan> solve(const PlanInputs& in) {
+  EvalMemo memo;
+  return solve(in, memo);
+}
+
+Result<Plan> solve(const PlanInputs& in, EvalMemo& memo_ref) {
+  EvalMemo* memo = &memo_ref;
   const auto errs = validate(in);
   if (!errs.empty()) {
     std::string m;
@@ -156,12 +162,13 @@ Result<Plan> solve(const PlanInputs& in) {
   int evaluated = 0;
   int verified = 0;
   if (in.strategy == FleetStrategy::burst) {
-    solve_burst(in, plan, &evaluated, &verified);
+    solve_burst(in, plan, &evaluated, &verified, memo);
   } else if (in.strategy == FleetStrategy::staged) {
-    solve_staged(in, plan, &evaluated, &verified);
+    solve_staged(in, plan, &evaluated, &verified, memo);
   } else {
     for (const auto& p : in.pools)
-      plan.pools.push_back(solve_pool(in, p, *find_model(in, p.model), &evaluated, &verified));
+      plan.pools.push_back(
+          solve_pool(in, p, *find_model(in, p.model), &evaluated, &verified, memo));
     // A max_qps_* question nothing fully answers still has an answer: what the caps buy.
     const PoolResult& first = plan.pools.front();
     if (sizes_by_caps(in.objective) && first.ranked.empty() && !first.partial.empty()) {
@@ -183,7 +190,7 @@ Result<Plan> solve(const PlanInputs& in) {
       label = "most requests per joule meeting every constraint";
     if (auto best = best_fleet(in, plan.pools, label)) plan.recommended = *best;
     if (in.strategy == FleetStrategy::tiered && !in.baseline_pools.empty())
-      solve_tiered_baseline(in, plan, &evaluated, &verified);
+      solve_tiered_baseline(in, plan, &evaluated, &verified, memo);
   }
   if (!plan.recommended.parts.empty()) fleet_constraints(in, plan.recommended);
   plan.feasible = plan.recommended.feasible;

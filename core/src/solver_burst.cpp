@@ -30,16 +30,16 @@ Pool with_rate(const Pool& p, double total_design_qps, double total_average_qps,
   return q;
 }
 
-void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified) {
+void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified, EvalMemo* memo) {
   // Base: the mean load on the base classes. Buffer: what the base cannot carry at the peak.
   const Pool& all = in.pools.front();
   const ModelSpec* model = find_model(in, all.model);
   const double design = pool_design_qps(all);
   const double average = pool_average_qps(all);
   Pool base = with_rate(all, average, average, all.name + " base", in.burst_base_classes);
-  PoolResult base_r = solve_pool(in, base, *model, evaluated, verified);
+  PoolResult base_r = solve_pool(in, base, *model, evaluated, verified, memo);
   Pool peak_all = with_rate(all, design, average, all.name + " all at peak", in.burst_base_classes);
-  PoolResult alt_r = solve_pool(in, peak_all, *model, evaluated, verified);
+  PoolResult alt_r = solve_pool(in, peak_all, *model, evaluated, verified, memo);
   std::optional<FleetChoice> alt = best_fleet(in, {alt_r}, "all on the base hardware at peak");
   plan.pools.push_back(base_r);
   if (base_r.ranked.empty()) {
@@ -77,7 +77,7 @@ void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified
     double best_cloud_usd = 0;
     for (const auto& [label, classes] : buffers) {
       Pool buffer = with_rate(all, excess, buffer_average, all.name + " burst buffer", classes);
-      PoolResult buf_r = solve_pool(in, buffer, *model, evaluated, verified);
+      PoolResult buf_r = solve_pool(in, buffer, *model, evaluated, verified, memo);
       plan.pools.push_back(buf_r);
       if (buf_r.ranked.empty()) {
         explain_infeasible(buf_r, plan);

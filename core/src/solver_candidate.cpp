@@ -88,7 +88,8 @@ void site_constraints(const PlanInputs& in, CandidateRow& r) {
 
 CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                       const HardwareSpec& hw, const StackSpec& stack, const PrecisionChoice& prec,
-                      int tp, int max_seqs, const SizeRequest& req, ServingResult* sim_out) {
+                      int tp, int max_seqs, const SizeRequest& req, ServingResult* sim_out,
+                      EvalMemo* memo) {
   CandidateRow r;
   r.pool = pool.name;
   r.model = model.name;
@@ -111,13 +112,14 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     return r;
   }
   const double longest = pool_longest_tokens(pool);
-  auto eng = make_engine(in, model, hw, stack, prec, tp, max_seqs, longest);
-  if (!eng) {
-    add(r, "runs", false, -1, eng.error().message, "choose another precision, stack or TP");
+  const auto eng = engine_for(memo, in, model, hw, stack, prec, tp, max_seqs, longest);
+  if (!*eng) {
+    add(r, "runs", false, -1, eng->error().message, "choose another precision, stack or TP");
     finish_feasibility(r);
     return r;
   }
-  Engine& e = *eng;
+  const Engine& e = **eng;
+  const CandidateId id = candidate_id(model, hw, stack, prec, tp, max_seqs);
   // Memory: weights plus the KV cache of one longest sequence must fit on every device.
   const MemoryReport one = e.perf->memory(1, longest, e.cfg.max_batched_tokens);
   r.weights_bytes_per_device = one.weights_bytes;
@@ -143,7 +145,7 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
             gib(one.weights_bytes), longest, gib(one.capacity_bytes),
             e.perf->max_batch(longest, e.cfg.max_batched_tokens)));
   }
-  auto mq = max_qps_within_sla(*e.step, e.cfg, pool.classes, kQpsRelTol);
+  auto mq = max_qps_for(memo, id, *e.step, e.cfg, pool.classes, kQpsRelTol);
   if (!mq) {
     add(r, "serving", false, -1, mq.error().message);
     finish_feasibility(r);
@@ -151,8 +153,8 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   }
   if (mq->qps <= 0) {
     // The SLA is below this candidate's physical floor: report the floor itself.
-    auto floor =
-        analyze(*e.step, e.cfg, pool.classes, std::max(1e-9, pool_design_qps(pool) * 1e-6));
+    auto floor = analyze_for(memo, id, *e.step, e.cfg, pool.classes,
+                             std::max(1e-9, pool_design_qps(pool) * 1e-6));
     std::string msg = fmt::format("cannot meet the SLA at any load ({})", mq->binding_metric);
     std::string fix;
     double margin = -1;
@@ -192,10 +194,10 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   if (e.perf->max_batch(pool_mean_context(pool), e.cfg.max_batched_tokens) < max_seqs) {
     ServingConfig roomy = e.cfg;
     roomy.kv_capacity_tokens = 1e12;
-    auto mq2 = max_qps_within_sla(*e.step, roomy, pool.classes, kQpsRelTol);
+    auto mq2 = max_qps_for(memo, id, *e.step, roomy, pool.classes, kQpsRelTol);
     memory_binds = mq2 && mq2->qps > mq->qps * (1 + 2 * kQpsRelTol);
   }
-  size_and_price(in, pool, hw, *e.step, e.cfg, r, req);
+  size_and_price(in, pool, hw, *e.step, e.cfg, r, req, id, memo);
   if (memory_binds && r.sized_by == "sla") r.sized_by = "memory";
   {
     // SLA slack at the load the working replicas serve (the design load, or what a fixed fleet
@@ -270,8 +272,8 @@ using plan_detail::pool_longest_tokens;
 
 CandidateRow evaluate_candidate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                                 const HardwareSpec& hw, const StackSpec& stack,
-                                const PrecisionChoice& prec, int tp, int max_seqs) {
-  CandidateRow r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, {}, nullptr);
+                                const PrecisionChoice& prec, int tp, int max_seqs, EvalMemo* memo) {
+  CandidateRow r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, {}, nullptr, memo);
   r.objective_value = r.cost.tco_usd;
   return r;
 }

@@ -10,12 +10,14 @@
 //   solver_burst.cpp      a base pool for the mean load plus a burst buffer for the peak
 //   solver_staged.cpp     staged growth: year by year, buy what is cheapest for the shortfall
 //   solver.cpp            solve(): dispatch by fleet strategy
+//   eval_memo.cpp         the evaluation memo (infercap/eval_memo.hpp) and its keys
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "infercap/eval_memo.hpp"
 #include "infercap/perf.hpp"
 #include "infercap/serving.hpp"
 #include "infercap/solver.hpp"
@@ -90,6 +92,32 @@ struct Engine {
 Result<Engine> make_engine(const PlanInputs& in, const ModelSpec& model, const HardwareSpec& hw,
                            const StackSpec& stack, const PrecisionChoice& prec, int tp,
                            int max_seqs, double longest);
+
+// ---- the evaluation memo (eval_memo.cpp) ------------------------------------------------------
+/// A candidate as the memo names it (the scope rule of infercap/eval_memo.hpp: names stand for
+/// the specs, which every solve sharing a memo holds alike).
+struct CandidateId {
+  std::string model, hardware, stack, precision, kv_name;
+  Precision dtypes;
+  int tp = 1;
+  int max_seqs = 0;
+};
+CandidateId candidate_id(const ModelSpec& model, const HardwareSpec& hw, const StackSpec& stack,
+                         const PrecisionChoice& prec, int tp, int max_seqs);
+/// make_engine, built once per candidate, serving config and longest sequence; `memo` may be
+/// null (then it is built afresh). The engine is immutable and may be shared across threads.
+std::shared_ptr<const Result<Engine>> engine_for(EvalMemo* memo, const PlanInputs& in,
+                                                 const ModelSpec& model, const HardwareSpec& hw,
+                                                 const StackSpec& stack,
+                                                 const PrecisionChoice& prec, int tp, int max_seqs,
+                                                 double longest);
+/// max_qps_within_sla and analyze of candidate `id`'s step model, through `memo` (may be null).
+Result<MaxQps> max_qps_for(EvalMemo* memo, const CandidateId& id, const StepModel& step,
+                           const ServingConfig& cfg, const std::vector<RequestClass>& classes,
+                           double rel_tol);
+Result<ServingResult> analyze_for(EvalMemo* memo, const CandidateId& id, const StepModel& step,
+                                  const ServingConfig& cfg,
+                                  const std::vector<RequestClass>& classes, double total_qps);
 /// How a candidate's replica count is set.
 struct SizeRequest {
   int extra_replicas = 0;  ///< added to the design-load sizing (after a failed simulator check)
@@ -97,9 +125,11 @@ struct SizeRequest {
 };
 /// Evaluates one candidate sized as `req` asks; when `sim_out` is given and the row is feasible,
 /// runs the simulator at the load each working replica carries.
+/// `memo` (may be null) answers what an earlier evaluation of the same candidate already asked.
 CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                       const HardwareSpec& hw, const StackSpec& stack, const PrecisionChoice& prec,
-                      int tp, int max_seqs, const SizeRequest& req, ServingResult* sim_out);
+                      int tp, int max_seqs, const SizeRequest& req, ServingResult* sim_out,
+                      EvalMemo* memo);
 
 // ---- sizing (solver_sizing.cpp) ---------------------------------------------------------------
 /// Sizes, powers and prices a candidate whose per-replica capacity is known. With a fixed
@@ -107,7 +137,7 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
 /// those of the load it can take.
 void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& hw,
                     const StepModel& step, const ServingConfig& cfg, CandidateRow& r,
-                    const SizeRequest& req);
+                    const SizeRequest& req, const CandidateId& id, EvalMemo* memo);
 
 // ---- objectives (solver_objective.cpp) --------------------------------------------------------
 /// The ranking key of a row under `o` (see CandidateRow::objective_value).
@@ -129,11 +159,11 @@ CapFit cap_replicas(const PlanInputs& in, const HardwareSpec& hw, const Candidat
 CandidateRow size_by_caps(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                           const HardwareSpec& hw, const StackSpec& stack,
                           const PrecisionChoice& prec, int tp, int max_seqs,
-                          const CandidateRow& design_row, SizeRequest* req_out);
+                          const CandidateRow& design_row, SizeRequest* req_out, EvalMemo* memo);
 
 // ---- one pool (solver_pool.cpp) ---------------------------------------------------------------
 PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
-                      int* evaluated, int* verified);
+                      int* evaluated, int* verified, EvalMemo* memo);
 
 // ---- fleets (solver_fleet.cpp) ----------------------------------------------------------------
 FleetChoice make_choice(std::string label, std::vector<CandidateRow> parts, const PlanInputs& in);
@@ -147,8 +177,9 @@ void explain_infeasible(const PoolResult& pr, Plan& plan);
 
 // ---- strategies -------------------------------------------------------------------------------
 /// Tiered: solves the baseline pools and adds their best fleet as an alternative.
-void solve_tiered_baseline(const PlanInputs& in, Plan& plan, int* evaluated, int* verified);
-void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified);
-void solve_staged(const PlanInputs& in, Plan& plan, int* evaluated, int* verified);
+void solve_tiered_baseline(const PlanInputs& in, Plan& plan, int* evaluated, int* verified,
+                           EvalMemo* memo);
+void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified, EvalMemo* memo);
+void solve_staged(const PlanInputs& in, Plan& plan, int* evaluated, int* verified, EvalMemo* memo);
 
 }  // namespace infercap::plan_detail

@@ -157,7 +157,7 @@ CapFit cap_replicas(const PlanInputs& in, const HardwareSpec& hw, const Candidat
 CandidateRow size_by_caps(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                           const HardwareSpec& hw, const StackSpec& stack,
                           const PrecisionChoice& prec, int tp, int max_seqs,
-                          const CandidateRow& design_row, SizeRequest* req_out) {
+                          const CandidateRow& design_row, SizeRequest* req_out, EvalMemo* memo) {
   // A candidate that does not run, fit or meet the SLA at any load is rejected as it is.
   if (design_row.max_qps_per_replica <= 0) return design_row;
   for (const auto& c : design_row.constraints)
@@ -178,7 +178,7 @@ CandidateRow size_by_caps(const PlanInputs& in, const Pool& pool, const ModelSpe
   }
   SizeRequest req;
   req.fixed_replicas = fit.replicas;
-  CandidateRow r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, req, nullptr);
+  CandidateRow r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, req, nullptr, memo);
   // The estimate of energy (annual budget) may be optimistic: step down until every cap holds.
   auto cap_fails = [](const CandidateRow& x) {
     for (const auto& c : x.constraints)
@@ -187,7 +187,7 @@ CandidateRow size_by_caps(const PlanInputs& in, const Pool& pool, const ModelSpe
   };
   for (int i = 0; i < 16 && cap_fails(r) && req.fixed_replicas - unit > k.redundancy; ++i) {
     req.fixed_replicas -= unit;
-    r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, req, nullptr);
+    r = evaluate(in, pool, model, hw, stack, prec, tp, max_seqs, req, nullptr, memo);
   }
   if (req_out != nullptr) *req_out = req;
   const double need = r.design_qps;

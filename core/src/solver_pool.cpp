@@ -19,7 +19,7 @@ struct Enumerated {
 };
 
 PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
-                      int* evaluated, int* verified) {
+                      int* evaluated, int* verified, EvalMemo* memo) {
   PoolResult pr;
   pr.pool = pool;
   std::vector<CandidateRow> rows;
@@ -49,7 +49,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
           if (tp > hw.devices_per_server) continue;
           for (int ms : in.space.max_seqs) {
             keys.push_back({&hw, &st, &pc, tp, ms});
-            rows.push_back(evaluate(in, pool, model, hw, st, pc, tp, ms, {}, nullptr));
+            rows.push_back(evaluate(in, pool, model, hw, st, pc, tp, ms, {}, nullptr, memo));
             ++*evaluated;
           }
         }
@@ -62,7 +62,8 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     auto& r = rows[i];
     if (sizes_by_caps(in.objective)) {
       const Enumerated& k = keys[i];
-      r = size_by_caps(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, r, &sizing[i]);
+      r = size_by_caps(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, r, &sizing[i],
+                       memo);
     }
     r.objective_value = objective_of(in.objective, r);
   }
@@ -86,7 +87,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     if (sizes_by_caps(in.objective)) {
       // The caps fix the fleet: the simulator checks it at the load it carries, adding nothing.
       ServingResult sim;
-      evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, sizing[i], &sim);
+      evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, sizing[i], &sim, memo);
       CandidateRow& r = rows[i];
       r.verified = sim.requests_measured > 0;
       r.sim_meets_sla = sim.meets_sla;
@@ -100,7 +101,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     for (int attempt = 0; attempt <= 6; ++attempt) {
       ServingResult sim;
       CandidateRow r =
-          evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, req, &sim);
+          evaluate(in, pool, model, *k.hw, *k.stack, *k.prec, k.tp, k.max_seqs, req, &sim, memo);
       if (!r.feasible) {
         rows[i] = r;
         break;

@@ -18,7 +18,7 @@ constexpr double kMaxReplicasPerPool = 100'000;
 // Sizes, powers and prices a candidate whose per-replica capacity is known.
 void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& hw,
                     const StepModel& step, const ServingConfig& cfg, CandidateRow& r,
-                    const SizeRequest& req) {
+                    const SizeRequest& req, const CandidateId& id, EvalMemo* memo) {
   const Constraints& k = in.constraints;
   const int horizon = std::max(1, k.horizon_years);
   const double design0 = pool_design_qps(pool);
@@ -90,7 +90,7 @@ void size_and_price(const PlanInputs& in, const Pool& pool, const HardwareSpec& 
       const int working = std::max(1, replicas - k.redundancy);
       util_design = std::min(1.0, design / (working * r.max_qps_per_replica));
       r.utilisation = util_design;
-      auto d = analyze(step, cfg, pool.classes, design / working);
+      auto d = analyze_for(memo, id, step, cfg, pool.classes, design / working);
       if (d) {
         r.ttft_p50_s = d->all.ttft.p50_s;
         r.ttft_p99_s = d->all.ttft.p99_s;

@@ -14,10 +14,10 @@ namespace infercap::plan_detail {
 
 // Staged growth: year by year, cover the shortfall with whichever pool best is cheaper over the
 // horizon (greedy), keeping what was bought.
-void solve_staged(const PlanInputs& in, Plan& plan, int* evaluated, int* verified) {
+void solve_staged(const PlanInputs& in, Plan& plan, int* evaluated, int* verified, EvalMemo* memo) {
   const Pool& all = in.pools.front();
   const ModelSpec* model = find_model(in, all.model);
-  PoolResult pr = solve_pool(in, all, *model, evaluated, verified);
+  PoolResult pr = solve_pool(in, all, *model, evaluated, verified, memo);
   plan.pools.push_back(pr);
   if (pr.ranked.empty()) {
     explain_infeasible(pr, plan);

@@ -43,10 +43,11 @@ Result<std::vector<Pool>> tiered_pools(const std::vector<RequestClass>& classes,
 
 namespace plan_detail {
 
-void solve_tiered_baseline(const PlanInputs& in, Plan& plan, int* evaluated, int* verified) {
+void solve_tiered_baseline(const PlanInputs& in, Plan& plan, int* evaluated, int* verified,
+                           EvalMemo* memo) {
   std::vector<PoolResult> base;
   for (const auto& p : in.baseline_pools)
-    base.push_back(solve_pool(in, p, *find_model(in, p.model), evaluated, verified));
+    base.push_back(solve_pool(in, p, *find_model(in, p.model), evaluated, verified, memo));
   if (auto b = best_fleet(in, base, "baseline: every request on " + in.baseline_pools[0].model)) {
     if (plan.recommended.feasible) {
       b->note = fmt::format("{} devices vs {} with routing tiers; TCO {} vs {}", b->devices,

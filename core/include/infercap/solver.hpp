@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "infercap/eval_memo.hpp"
 #include "infercap/hardware.hpp"
 #include "infercap/model.hpp"
 #include "infercap/precision.hpp"
@@ -269,11 +270,14 @@ struct Plan {
   int candidates_verified = 0;
 };
 
-/// Evaluates one candidate for one pool (exposed for tests and the benchmark). Never fails: a
-/// candidate that cannot run is returned with its failed constraint.
+/// Evaluates one candidate for one pool (exposed for tests, the benchmark and sensitivity's
+/// break-even search). Never fails: a candidate that cannot run is returned with its failed
+/// constraint. `memo` (may be null) answers what an earlier evaluation of the same candidate
+/// already asked, under eval_memo.hpp's contract; the row is the same either way.
 CandidateRow evaluate_candidate(const PlanInputs& in, const Pool& pool, const ModelSpec& model,
                                 const HardwareSpec& hw, const StackSpec& stack,
-                                const PrecisionChoice& prec, int tp, int max_seqs);
+                                const PrecisionChoice& prec, int tp, int max_seqs,
+                                EvalMemo* memo = nullptr);
 
 /// Seed 004's batch-size knee for a candidate row of `in`: throughput and P99 as the engine's
 /// batch cap grows (closed loop, the pool's first request class), and where they cross. Fails
@@ -282,8 +286,13 @@ Result<KneeResult> candidate_knee(const PlanInputs& in, const CandidateRow& row,
                                   const KneeOptions& opt = {});
 
 /// The whole solve. Fails only on invalid inputs (see validate) or a pool naming an unknown model;
-/// an infeasible question is a Plan with feasible == false and its reasons.
+/// an infeasible question is a Plan with feasible == false and its reasons. Uses a memo of its
+/// own for the call, so the simulator re-checks do not re-run the analytic bisections.
 Result<Plan> solve(const PlanInputs& in);
+/// The same solve sharing `memo` with related solves (eval_memo.hpp: copies of one PlanInputs
+/// that differ in pools, constraints, prices, objective, strategy or verification). The Plan is
+/// bit-identical to solve(in)'s.
+Result<Plan> solve(const PlanInputs& in, EvalMemo& memo);
 
 /// Splits `classes` into routing tiers: each tier gets every class with its rates scaled by the
 /// tier's share and its model replaced. Shares must be positive and sum to 1 (within 1e-6).

@@ -42,6 +42,9 @@ struct Table {
   std::vector<std::vector<Cell>> rows;
   bool total_row = false;
   std::string total_label;  ///< shown in the first column of the total row
+  /// The leading columns that name a row (rank, candidate): a renderer that must print a wide
+  /// table in parts repeats them in front of each part.
+  int key_columns = 1;
   /// Appends a row; the builder checks rows.size() == columns.size().
   void add(std::vector<Cell> r) { rows.push_back(std::move(r)); }
   /// The sum of column `id` over the rows (0 for an unknown id).
