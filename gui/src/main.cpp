@@ -69,6 +69,8 @@ void load_fonts(ImGuiIO& io, const infercap::gui::App& app, float scale) {
   static ImVector<ImWchar> ranges;  // must outlive the atlas build
   ImFontGlyphRangesBuilder b;
   b.AddRanges(io.Fonts->GetGlyphRangesChineseSimplifiedCommon());
+  // Punctuation the report's catalogue writes (its sensitivity table is shown as it is).
+  b.AddText("−–—…≤≥±×·→≈‰");
   auto add = [&](const std::string& t) { b.AddText(t.c_str()); };
   for (const auto& h : app.catalog->hardware()) {
     add(h.name);

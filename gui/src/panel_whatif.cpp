@@ -343,7 +343,8 @@ void plan_tick(App& app) {
   if (app.report_job.version() != app.report_version) {
     app.report_version = app.report_job.version();
     app.report = app.report_job.snapshot();
-    if (app.report.state != JobState::running) app.plan_status = app.report.message;
+    // The results pane shows the export's outcome; a failure is repeated beside the inputs.
+    if (app.report.state == JobState::failed) app.plan_status = app.report.message;
   }
   if (app.plan_job.version() != app.plan_version) {
     app.plan_version = app.plan_job.version();

@@ -69,7 +69,7 @@ void tornado_chart(const char* id, const std::vector<TornadoBar>& bars, const Se
   PlotAxis axis{-m, m, false, "", nullptr};
   const std::vector<double> ticks = tick_values(axis);
   const float plot_w = std::max(80.0f, width - label_w - lh);
-  const ImVec2 size{width, row_h * static_cast<float>(bars.size()) + lh * 2 + 10};
+  const ImVec2 size{width, row_h * static_cast<float>(bars.size()) + lh + 8};
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton(id, size);
   const bool hovered = ImGui::IsItemHovered();
@@ -85,12 +85,6 @@ void tornado_chart(const char* id, const std::vector<TornadoBar>& bars, const Se
       const float tw = ImGui::CalcTextSize(txt.c_str()).x;
       dl->AddText({px(t) - tw / 2, y_axis + 2}, text_col, txt.c_str());
     }
-    const std::string title = fmt::format("TCO of the re-solved plan against the base ({}: {})",
-                                          s.base_choice.empty() ? "-" : s.base_choice,
-                                          money_text(s.base_tco_usd, prices));
-    dl->PushClipRect(o, {o.x + width, o.y + size.y}, true);
-    dl->AddText({x0, y_axis + lh + 4}, text_col, title.c_str());
-    dl->PopClipRect();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const TornadoEnd* hit = nullptr;
     const TornadoBar* hit_bar = nullptr;
@@ -139,6 +133,12 @@ void tornado_chart(const char* id, const std::vector<TornadoBar>& bars, const Se
       ImGui::SetTooltip("%s", tip.c_str());
     }
   }
+  // The axis title under the ticks, wrapped: the base's name can be long.
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::TextWrapped("TCO of the re-solved plan against the base (%s: %s)",
+                     s.base_choice.empty() ? "-" : s.base_choice.c_str(),
+                     money_text(s.base_tco_usd, prices).c_str());
+  ImGui::PopTextWrapPos();
   legend_item(kDown, "input lowered");
   ImGui::SameLine();
   legend_item(kUp, "input raised");
