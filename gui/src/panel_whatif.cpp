@@ -319,6 +319,7 @@ bool open_scenario(App& app, const std::string& path) {
   app.plan_change.clear();
   app.plan_pick_pool = -1;
   app.plan_status.clear();
+  app.report = ReportExport{};  // the last export's line belonged to the previous answer
   ++app.plan_generation;
   if (ok) app.currency = app.whatif.inputs().sc.prices.display_currency;
   if (!ok) {
