@@ -338,10 +338,16 @@ void draw_plan_panel(App& app) {
     }
     ImGui::SameLine();
     ImGui::Text("%s", o.scenario_name.c_str());
+    const std::string solved =
+        fmt::format("solved in {:.2f} s; candidates: {} evaluated, {} verified by simulation",
+                    o.elapsed_s, pl.candidates_evaluated, pl.candidates_verified);
     ImGui::SameLine();
+    // Beside the buttons when it fits in two lines there, else on a line of its own (at scale 2
+    // the export buttons leave a sliver that wrapped it a word a line).
+    if (ImGui::GetContentRegionAvail().x * 2 < ImGui::CalcTextSize(solved.c_str()).x)
+      ImGui::NewLine();
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("solved in %.2f s; candidates: %d evaluated, %d verified by simulation",
-                        o.elapsed_s, pl.candidates_evaluated, pl.candidates_verified);
+    ImGui::TextDisabled("%s", solved.c_str());
     ImGui::PopTextWrapPos();
     if (app.report.state != JobState::idle) {
       // The export's outcome in the window: the path, and the reason when it failed.
