@@ -104,6 +104,7 @@ void BM_GuiPlanFrame(benchmark::State& st) {
     gui::open_scenario(app, INFERCAP_SOURCE_DIR "/data/examples/chat-service.yaml");
     app.whatif.mark_solving();  // solved here, synchronously, not on the worker
     app.plan = gui::solve_loaded(*app.catalog, app.whatif.inputs().sc);
+    gui::add_sensitivity(app.plan);  // the tornado chart and the table are in the frame too
     app.plan_pick_pool = 0;
     std::size_t candidates = 0;
     for (const auto& p : app.plan.plan->pools) candidates += p.ranked.size() + p.rejected.size();

@@ -12,12 +12,12 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
+#include "infercap/answer_bands.hpp"
 #include "infercap/solver.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/scenario.hpp"
 #include "output.hpp"
 #include "plan_command.hpp"
-#include "plan_error_band.hpp"
 #include "residuals.hpp"
 
 namespace infercap::cli {

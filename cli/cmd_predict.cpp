@@ -1,11 +1,13 @@
 // infercap predict: one model on one deployment at one batch and length, per operator.
 #include <fmt/core.h>
 
+#include <iterator>
 #include <optional>
 
 #include "commands.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
+#include "infercap/answer_bands.hpp"
 #include "infercap/spec/profile_io.hpp"
 #include "infercap/spec/reader.hpp"
 #include "measured_hardware.hpp"
@@ -140,38 +142,31 @@ int run_predict(const PredictArgs& a) {
 // class: prefill rows for TTFT, decode rows for TPOT, throughputs and end-to-end latency.
 ResultTable error_band_table(const Prediction& p, const std::vector<Residual>& res,
                              const std::string& stack, HwClass cls) {
-  const ErrorBand pre = error_band(res, stack, cls, ErrorQuantity::prefill);
-  const ErrorBand dec = error_band(res, stack, cls, ErrorQuantity::decode);
   ResultTable t;
   t.title = "within the model's measured error (p10-p90 of validation residuals)";
   t.columns = {{"quantity", Dim::dimensionless}, {"predicted", Dim::dimensionless},
                {"p10", Dim::dimensionless},      {"p90", Dim::dimensionless},
                {"rows", Dim::dimensionless},     {"basis", Dim::dimensionless}};
-  auto time_row = [&](const char* name, double v, const ErrorBand& b) {
-    if (!b.available) {
-      t.add({std::string(name), format_quantity(v, Dim::seconds), Cell{}, Cell{},
-             static_cast<long long>(b.rows), b.note});
-      return;
+  // prediction_bands' rows (answer_bands.hpp, the GUI's too), under this table's names.
+  const char* names[] = {"ttft",
+                         "tpot",
+                         "e2e",
+                         "prefill throughput",
+                         "decode throughput (per sequence)",
+                         "decode throughput (batch)"};
+  const auto bands = prediction_bands(p, res, stack, cls);
+  for (std::size_t i = 0; i < bands.size() && i < std::size(names); ++i) {
+    const PredictionBand& b = bands[i];
+    const auto q = [&](double x) {
+      return b.rate ? fmt::format("{:.4g} tokens/s", x) : format_quantity(x, Dim::seconds);
+    };
+    const auto rows = static_cast<long long>(b.band.rows);
+    if (!b.band.available) {
+      t.add({std::string(names[i]), q(b.predicted), Cell{}, Cell{}, rows, b.band.note});
+      continue;
     }
-    t.add({std::string(name), format_quantity(v, Dim::seconds),
-           format_quantity(b.time_low(v), Dim::seconds),
-           format_quantity(b.time_high(v), Dim::seconds), static_cast<long long>(b.rows), b.note});
-  };
-  auto rate_row = [&](const char* name, double v, const ErrorBand& b) {
-    const auto q = [](double x) { return fmt::format("{:.4g} tokens/s", x); };
-    if (!b.available) {
-      t.add({std::string(name), q(v), Cell{}, Cell{}, static_cast<long long>(b.rows), b.note});
-      return;
-    }
-    t.add({std::string(name), q(v), q(b.rate_low(v)), q(b.rate_high(v)),
-           static_cast<long long>(b.rows), b.note});
-  };
-  time_row("ttft", p.ttft_s, pre);
-  time_row("tpot", p.tpot_s, dec);
-  time_row("e2e", p.e2e_s, dec);
-  rate_row("prefill throughput", p.prefill_tokens_per_s, pre);
-  rate_row("decode throughput (per sequence)", p.decode_tokens_per_s, dec);
-  rate_row("decode throughput (batch)", p.total_decode_tokens_per_s, dec);
+    t.add({std::string(names[i]), q(b.predicted), q(b.low()), q(b.high()), rows, b.band.note});
+  }
   return t;
 }
 

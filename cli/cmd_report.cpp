@@ -1,5 +1,6 @@
 // infercap report SPEC.yaml -o report.{md,html,pdf,xlsx} [--lang en|zh] [--currency USD|CNY]:
-// the procurement document of a scenario's plan (core/report builds it, one renderer per format).
+// the procurement document of a scenario's plan (core/report builds it, one renderer per format;
+// report::export_report is the call the GUI's export makes too).
 #include <fmt/core.h>
 
 #include <memory>
@@ -7,7 +8,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
-#include "infercap/report/build.hpp"
+#include "infercap/report/export.hpp"
 #include "infercap/report/render.hpp"
 #include "infercap/spec/atomic_write.hpp"
 #include "plan_command.hpp"
@@ -43,22 +44,21 @@ int run_report(const ReportArgs& a) {
     fmt::print(stderr, "infercap report: {}\n", ok.error().message);
     return kExitIo;
   }
-  // A Chinese report is for a team buying in CNY unless told otherwise.
-  const std::string currency = !a.currency.empty() ? a.currency : a.lang == "zh" ? "CNY" : "";
+  report::ExportRequest r;
+  r.path = a.output;
+  r.lang = a.lang == "zh" ? report::Lang::zh : report::Lang::en;
+  r.currency = a.currency;
+  r.top = a.top;
+  r.sensitivity = !a.no_sensitivity;
+  r.force = a.force;
+  // The currency is set before the solve (its messages name money in it); a Chinese report is
+  // for a team buying in CNY unless told otherwise (export_currency_code).
   int rc = kExitOk;
-  auto solved = solve_scenario(a.spec, a.data, currency, rc);
+  auto solved = solve_scenario(a.spec, a.data, report::export_currency_code(r), rc);
   if (!solved) return rc;
-  report::ReportOptions o;
-  o.lang = a.lang == "zh" ? report::Lang::zh : report::Lang::en;
-  o.description = solved->scenario.description;
-  o.spec_file = a.spec;
-  o.top = a.top;
-  o.run_sensitivity = !a.no_sensitivity;
-  // docs/validation.md, "Fitted stacks": the stack fit's median error on a device left out of
-  // the fit (decode 7.2%, prefill 14.5%); the sensitivity table uses the larger.
-  o.accuracy = {0.072, 0.145, "docs/validation.md, leave-one-hardware-out"};
-  const report::Document doc = report::build_document(solved->inputs, solved->plan, o);
-  if (auto w = report::render_to_path(doc, a.output, a.force); !w) {
+  r.description = solved->scenario.description;
+  r.spec_file = a.spec;
+  if (auto w = report::export_report(solved->inputs, solved->plan, r); !w) {
     fmt::print(stderr, "infercap report: {}\n", w.error().message);
     return kExitIo;
   }

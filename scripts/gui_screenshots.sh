@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the real infercap-gui window under Xvfb through a scripted session
-# (scripts/gui_session.txt: inputs changed, a re-solve, a CSV export, a saved YAML) and writes a
-# screenshot of every tab at 1280x720 (scale 1) and 1920x1080 (scale 2) into OUT_DIR.
+# (scripts/gui_session.txt: inputs changed, a re-solve with its sensitivity, a CSV export, the
+# report in HTML, PDF (Chinese), XLSX and Markdown, a saved YAML) and writes a screenshot of every
+# tab at 1280x720 (scale 1) and 1920x1080 (scale 2) into OUT_DIR, with the exported files.
 # Usage: scripts/gui_screenshots.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, BUILD_DIR/screenshots)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,4 +20,4 @@ for cfg in "1280x720 1 1280x720" "1920x1080 2 1920x1080@2"; do
   sed -e "s|OUT|$out|g" -e "s|TAG|$tag|g" "$root/scripts/gui_session.txt" > "$session"
   xvfb-run -a -s "-screen 0 1920x1080x24" "$gui" --size "$size" --scale "$scale" --script "$session"
 done
-ls -1 "$out"/*.png
+ls -1 "$out"/*.png "$out"/*-report*

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "infercap/answer_bands.hpp"
 #include "infercap/error_band.hpp"
 
 using namespace infercap;
@@ -66,4 +67,68 @@ TEST_CASE("replica band: replicas scale with the time factor, redundancy kept", 
   CHECK(replica_band(0.01, 1.3, 1, b).low == 1);
   CHECK_FALSE(replica_band(10, 1.3, 9, ErrorBand{}).available);
   CHECK_FALSE(replica_band(0, 1.3, 9, b).available);
+}
+
+TEST_CASE("error bands: a prediction's figures within the measured error, or no rows", "[unit]") {
+  Prediction p;
+  p.ttft_s = 0.2;
+  p.tpot_s = 0.01;
+  p.e2e_s = 1.5;
+  p.total_decode_tokens_per_s = 1600;
+  p.decode_tokens_per_s = 100;
+  p.prefill_tokens_per_s = 5000;
+  const auto b = prediction_bands(p, five(), "s", HwClass::gpu, false);
+  REQUIRE(b.size() == 6);
+  CHECK(b[0].quantity == "TTFT");
+  CHECK_FALSE(b[0].band.available);  // no prefill rows
+  CHECK_THAT(b[0].band.note, Catch::Contains("no band"));
+  CHECK(b[1].quantity == "TPOT");
+  REQUIRE(b[1].band.available);
+  CHECK(b[1].low() == Approx(0.01 * 0.84));
+  CHECK(b[1].high() == Approx(0.01 * 1.16));
+  CHECK(b[5].quantity == "decode tok/s");
+  CHECK(b[5].rate);
+  CHECK(b[5].low() == Approx(1600 / 1.16));  // a rate divides by the time factors
+  CHECK(b[5].high() == Approx(1600 / 0.84));
+  CHECK(b[4].low() == Approx(100 / 1.16));  // per sequence
+  CHECK(b[3].quantity == "prefill tok/s");
+  CHECK_FALSE(b[3].band.available);  // prefill rows
+  // Another stack or class: no band anywhere.
+  for (const auto& x : prediction_bands(p, five(), "s", HwClass::npu, false))
+    CHECK_FALSE(x.band.available);
+  // An encoder: no decode figures.
+  const auto e = prediction_bands(p, five(), "s", HwClass::gpu, true);
+  REQUIRE(e.size() == 3);
+  CHECK(e[1].quantity == "E2E");
+  CHECK(e[1].predicted == 0.2);  // its forward pass
+}
+
+TEST_CASE("error bands: the recommended fleet's devices across the measured error", "[unit]") {
+  FleetChoice f;
+  CandidateRow r;
+  r.pool = "chat";
+  r.hardware = "h";
+  r.stack = "s";
+  r.hw_class = HwClass::gpu;
+  r.design_qps = 10;
+  r.max_qps_per_replica = 3;
+  r.replicas = 4;  // ceil(10 / 3), no spare
+  r.devices = 8;   // TP 2
+  f.parts.push_back(r);
+  r.pool = "batch";
+  r.stack = "other";
+  f.parts.push_back(r);
+  const auto b = fleet_error_band(f, five());
+  REQUIRE(b.size() == 2);
+  // Decode rows (no serving rows): replicas ceil(10/3 x 0.84) = 3 and ceil(10/3 x 1.16) = 4,
+  // two devices each.
+  REQUIRE(b[0].available);
+  CHECK(b[0].low == 6);
+  CHECK(b[0].high == 8);
+  CHECK(describe(b[0]).rfind("chat: 8 devices on h; 6-8 within the model's measured error (", 0) ==
+        0);
+  CHECK_FALSE(b[1].available);
+  CHECK_FALSE(b[1].has_rows);
+  CHECK_THAT(describe(b[1]), Catch::Contains("no band"));
+  CHECK(fleet_error_band_lines(f, five()) == describe(b[0]) + "\n" + describe(b[1]) + "\n");
 }

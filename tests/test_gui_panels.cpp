@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -345,6 +346,82 @@ TEST_CASE("panels: encoders show no decode figures, misfits say so, one currency
   CHECK_THAT(ui.text(), Catch::Contains("tokens/s per 1000 CNY of devices"));
   CHECK_THAT(ui.text(), Catch::Contains(" CNY"));
   CHECK_THAT(ui.text(), !Catch::Contains(" USD |"));
+}
+
+TEST_CASE("panels: Plan shows the sensitivity, the fleet's error band and exports a report",
+          "[gui]") {
+  Headless ui;
+  App app;
+  fresh_app(app);
+  REQUIRE(open_scenario(app, INFERCAP_SOURCE_DIR "/data/examples/chat-service.yaml"));
+  app.whatif.edit("trim", [](WhatIfInputs& in) {
+    in.sc.candidates.all_hardware = false;
+    in.sc.candidates.hardware = {"h100-sxm", "l40s"};
+    in.sc.candidates.precisions = {"fp8"};
+    in.sc.verify_top = 1;
+    in.sc.verify_requests = 300;
+  });
+  ui.frames(app, Tab::plan, 1);
+  std::this_thread::sleep_for(WhatIf::kDebounce + std::chrono::milliseconds(50));
+  ui.frames(app, Tab::plan, 1);      // the debounce elapsed: the solve starts
+  app.plan_job.wait();               // the plan, then its sensitivity
+  app.scroll_to_sensitivity = true;  // the script's `show sensitivity`: below the candidates
+  ui.frames(app, Tab::plan, 3);
+  REQUIRE(app.plan.state == JobState::done);
+  REQUIRE(app.plan.sensitivity_state == JobState::done);
+  CHECK_THAT(ui.text(), Catch::Contains("Sensitivity: how the choice moves with its inputs"));
+  // The report's table: its caption and every case's words are on screen.
+  const report::Table& t = app.plan.sensitivity_table->blocks[1].table;
+  CHECK_THAT(ui.text(), Catch::Contains(t.caption));
+  for (const auto& row : t.rows) CHECK_THAT(ui.text(), Catch::Contains(row[0].text));
+  // The recommended fleet across the model's measured error: vllm on GPUs has decode rows in
+  // data/validation/residuals.csv.
+  REQUIRE_FALSE(app.plan_bands.empty());
+  const PartErrorBand& e = app.plan_bands[0];
+  if (e.available) {
+    CHECK_THAT(ui.text(), Catch::Contains("within the model's measured error"));
+  } else {
+    CHECK_THAT(ui.text(), Catch::Contains("no validation rows for this stack/class"));
+  }
+
+  // Export report: on the worker; the window says where it went, or why not.
+  const std::string out = "/tmp/infercap-panel-report.md";
+  std::remove(out.c_str());
+  REQUIRE(start_report_export(app, out, report::Lang::en));
+  app.report_job.wait();
+  ui.frames(app, Tab::plan, 2);
+  CHECK(app.report.state == JobState::done);
+  CHECK_THAT(ui.text(), Catch::Contains("wrote " + out));
+  std::remove(out.c_str());
+  const std::string bad = "/nonexistent-infercap/report.pdf";
+  REQUIRE(start_report_export(app, bad, report::Lang::zh));
+  app.report_job.wait();
+  ui.frames(app, Tab::plan, 2);
+  CHECK(app.report.state == JobState::failed);
+  CHECK_THAT(ui.text(), Catch::Contains("report not written: cannot write '" + bad + "'"));
+}
+
+TEST_CASE("panels: Predict shows its figures within the measured error or says there are none",
+          "[gui]") {
+  Headless ui;
+  App app;
+  fresh_app(app);
+  app.sel.hardware = "rtx-4090";
+  app.sel.stack = "llama.cpp";  // llama.cpp on GPUs: prefill and decode rows
+  app.inputs_changed = true;
+  ui.frames(app, Tab::predict, 2);
+  REQUIRE(app.predict.ok);
+  REQUIRE_FALSE(app.predict_bands.empty());
+  CHECK(app.predict_bands[0].band.available);
+  CHECK_THAT(ui.text(), Catch::Contains("within the model's measured error: TTFT "));
+  app.sel.hardware = "gaudi3";  // an NPU: no validation rows for its stack
+  app.sel.stack.clear();
+  app.inputs_changed = true;
+  ui.frames(app, Tab::predict, 2);
+  if (app.predict.ok) {
+    for (const auto& b : app.predict_bands) CHECK_FALSE(b.band.available);
+    CHECK_THAT(ui.text(), Catch::Contains("no validation rows for this stack/class"));
+  }
 }
 
 #endif

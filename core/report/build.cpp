@@ -502,16 +502,26 @@ Section requirement_section(const Ctx& c) {
 
 }  // namespace detail
 
+SensitivityOptions sensitivity_options(const ReportOptions& opt) {
+  SensitivityOptions so = opt.sensitivity;
+  if (so.model_error_fraction == 0) {
+    so.model_error_fraction =
+        std::max(opt.accuracy.decode_median_error, opt.accuracy.prefill_median_error);
+  }
+  return so;
+}
+
+Section sensitivity_section(const PlanInputs& in, const Plan& plan, const Sensitivity& sens,
+                            const ReportOptions& opt) {
+  detail::Ctx c{in, plan, opt, sens, true, {}};
+  return detail::sensitivity_section(c);
+}
+
 Document build_document(const PlanInputs& in, const Plan& plan, const ReportOptions& opt) {
   using namespace detail;
   Ctx c{in, plan, opt, {}, false, {}};
   if (opt.run_sensitivity) {
-    SensitivityOptions so = opt.sensitivity;
-    if (so.model_error_fraction == 0) {
-      so.model_error_fraction =
-          std::max(opt.accuracy.decode_median_error, opt.accuracy.prefill_median_error);
-    }
-    c.sens = sensitivity(in, plan, so);
+    c.sens = sensitivity(in, plan, sensitivity_options(opt));
     c.has_sens = true;
   }
   if (opt.knee && plan.feasible) {

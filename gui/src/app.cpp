@@ -5,6 +5,7 @@
 
 #include "app.hpp"
 #include "infercap/spec/prices.hpp"
+#include "infercap/spec/residuals.hpp"
 
 namespace infercap::gui {
 
@@ -39,6 +40,9 @@ void app_init(App& app, const std::string& data_dir) {
     auto book = spec::load_prices(price_file.string(), diags);
     if (book) app.prices = std::move(book).value();
   }
+  // The model's measured error (`infercap validate --residuals-out`); a missing file is no
+  // error, the panels then say there are no validation rows.
+  app.residuals = spec::read_residuals(spec::default_residuals_path(data_dir), diags);
   app.diagnostics = diags.lines();
   app.diagnostic_errors = diags.error_count();
   const auto& cat = *app.catalog;

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "infercap/answer_bands.hpp"
 #include "infercap_gui/file_browser.hpp"
 #include "infercap_gui/plan_job.hpp"
+#include "infercap_gui/report_job.hpp"
+#include "infercap_gui/uncertainty.hpp"
 #include "infercap_gui/view_model.hpp"
 #include "infercap_gui/whatif.hpp"
 
@@ -28,6 +31,10 @@ struct App {
   /// takes its price book's, and the Plan tab's currency control sets both.
   Currency currency = Currency::usd;
 
+  /// Validation residuals (data/validation/residuals.csv), for the model's measured error on
+  /// Predict's figures and the recommended fleet; empty when the file is absent.
+  std::vector<Residual> residuals;
+
   // Shared by Predict and Compare: the deployment and the request shape.
   Selection sel;
   Workload work;
@@ -35,6 +42,7 @@ struct App {
 
   // Predict.
   PredictView predict;
+  std::vector<PredictionBand> predict_bands;  ///< the headline's figures within the measured error
   int sweep_max_batch = 256;
   float tpot_target_ms = 25.0f;  ///< reading aid on the sweep: best batch within this TPOT
   bool ops_show_prefill = false;
@@ -66,6 +74,15 @@ struct App {
   FileBrowser files;
   std::string drop_path;    ///< a file dropped on the window; opened by the next frame
   std::string plan_status;  ///< the last save / export message
+  /// The recommended fleet's device count across the model's measured error, per part.
+  std::vector<PartErrorBand> plan_bands;
+  /// Export report: the worker writing it, its last state, and the language picked (0 en, 1 zh).
+  ReportJob report_job;
+  ReportExport report;
+  unsigned report_version = 0;
+  int report_lang = 0;
+  /// Set by the script's `show sensitivity`: the results pane scrolls to that header once.
+  bool scroll_to_sensitivity = false;
   /// Set by Export PNG: the frame loop writes the next rendered frame to this path and puts
   /// the outcome in plan_status.
   std::string png_request;
@@ -125,13 +142,26 @@ int tco_chart(const char* id, const std::vector<TcoBar>& bars, const PriceBook& 
 void load_chart(const char* id, const PlanOutcome& o, float width);
 /// The serving-level batch knee of a recommended part: throughput and P99 against max batch.
 void knee_chart(const char* id, const CandidateRow& part, const KneeResult& k, float width);
+/// The sensitivity as a tornado chart: one bar per input, its lowered and raised cases as the
+/// TCO change of the re-solved plan (%), a mark where the recommendation changes, "infeasible"
+/// where the plan has no answer; legend and hover read-outs. `prices` formats the money.
+void tornado_chart(const char* id, const std::vector<TornadoBar>& bars, const Sensitivity& s,
+                   const PriceBook& prices, float width);
+/// A section of the report's document model (paragraphs, bullets, tables) drawn as widgets:
+/// the sensitivity table the report prints, shown as it is.
+void draw_report_section(const report::Section& s);
+/// Starts writing the current plan as a report to `path` in `lang` on the report worker;
+/// false (with app.report saying why) when there is no plan or an export runs.
+bool start_report_export(App& app, const std::string& path, report::Lang lang);
 
 /// A scripted session (--script): commands run between frames through the same calls the
 /// widgets make: `tab NAME`, `open NAME|PATH`, `model NAME`, `hardware NAME`, `batch N`,
 /// `search TEXT` (the Catalog tab's filter), `set KEY VALUE` (load_scale, peak_qps, ttft_ms,
 /// tpot_ms, e2e_s, capex, power_kw, growth, redundancy, electricity, currency USD|CNY, vendor V
-/// (toggles), precisions P...), `undo`, `redo`, `wait` (until the re-solve is on screen), `frames
-/// N`, `screenshot PATH`, `export-csv PATH`, `save PATH`, `quit`. '#' starts a comment.
+/// (toggles), precisions P...), `undo`, `redo`, `wait` (until the re-solve and its sensitivity
+/// are on screen), `frames N`, `screenshot PATH`, `export-csv PATH`, `export-report PATH [en|zh]`
+/// (waits until written; a failed export fails the script), `show sensitivity` (scrolls the
+/// Plan results to it), `save PATH`, `quit`. '#' starts a comment.
 class ScriptRunner {
  public:
   bool load(const std::string& path, std::string& why);
@@ -151,6 +181,7 @@ class ScriptRunner {
   std::size_t next_ = 0;
   int wait_frames_ = 0;
   bool waiting_ = false;
+  bool waiting_report_ = false;
 };
 
 /// Opens a scenario on the desk. A file that does not load selects nothing (the list loses its

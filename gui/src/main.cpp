@@ -69,6 +69,8 @@ void load_fonts(ImGuiIO& io, const infercap::gui::App& app, float scale) {
   static ImVector<ImWchar> ranges;  // must outlive the atlas build
   ImFontGlyphRangesBuilder b;
   b.AddRanges(io.Fonts->GetGlyphRangesChineseSimplifiedCommon());
+  // Punctuation the report's catalogue writes (its sensitivity table is shown as it is).
+  b.AddText("−–—…≤≥±×·→≈‰");
   auto add = [&](const std::string& t) { b.AddText(t.c_str()); };
   for (const auto& h : app.catalog->hardware()) {
     add(h.name);
@@ -220,6 +222,7 @@ int run_main(int argc, char** argv) {
   glfwMakeContextCurrent(window);
   // The loop sleeps in glfwWaitEvents; a finished solve wakes it (thread-safe in GLFW).
   app.plan_job.set_on_done([] { glfwPostEmptyEvent(); });
+  app.report_job.set_on_done([] { glfwPostEmptyEvent(); });
   glfwSetWindowUserPointer(window, &app);
   glfwSetDropCallback(window, [](GLFWwindow* w, int n, const char** paths) {
     if (n > 0) static_cast<gui::App*>(glfwGetWindowUserPointer(w))->drop_path = paths[0];
@@ -251,14 +254,16 @@ int run_main(int argc, char** argv) {
   double lively_until = 0;  ///< keep rendering at full rate until then (recent input)
   while (!glfwWindowShouldClose(window)) {
     // Sleep until something happens: a desktop what-if tool should not spin a core while the
-    // user reads the charts. Input wakes the loop, so does a finished solve (on_done above);
-    // only a pending re-solve (its debounce) or a running one (its elapsed-time line) set a
-    // timeout.
+    // user reads the charts. Input wakes the loop, so does a finished solve, sensitivity or
+    // report export (on_done above); only a pending re-solve (its debounce) or a running one
+    // (its elapsed-time line) set a timeout.
     const bool lively = glfwGetTime() < lively_until;
     if (!offscreen && !lively) {
       if (app.plan_job.running()) {
         glfwWaitEventsTimeout(0.25);
-      } else if (app.whatif.pending()) {
+      } else if (app.whatif.pending() && !app.plan_job.busy()) {
+        // (While the worker computes the last answer's sensitivity an edit waits for it: its
+        // publish wakes the loop, so no timeout spins here.)
         const double s =
             std::chrono::duration<double>(app.whatif.until_due(gui::WhatIf::Clock::now())).count();
         glfwWaitEventsTimeout(std::max(s, 0.001));
@@ -309,8 +314,8 @@ int run_main(int argc, char** argv) {
     }
     if (!screenshot.empty()) {
       // A plan started from the command line is waited for, so the picture shows its result.
-      if (app.plan_job.running()) {
-        app.plan_job.wait();
+      if (app.plan_job.busy()) {
+        app.plan_job.wait();  // the plan and its sensitivity
       } else if (app.whatif.pending()) {
         // the debounce of a scenario just opened: the next frames start its solve
       } else if (++frame >= frames) {
@@ -327,6 +332,7 @@ int run_main(int argc, char** argv) {
   }
 
   app.plan_job.wait();  // its on_done must not reach GLFW after glfwTerminate
+  app.report_job.wait();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

@@ -19,18 +19,33 @@ std::string money(double usd, const PriceBook& b) {
   return fmt_si(v, "", 3) + " " + std::string(currency_name(b.display_currency));
 }
 
-void fleet_summary(const FleetChoice& f, const PriceBook& b) {
+void fleet_summary(const FleetChoice& f, const PriceBook& b,
+                   const std::vector<PartErrorBand>* bands = nullptr) {
   // Wrapped, so a scaled or narrow window never clips the answer at the right edge.
   ImGui::PushTextWrapPos(0);
   ImGui::Text("%s: %d devices in %d server(s), %s at the planned load; capex %s, TCO %s",
               f.label.c_str(), f.devices, f.servers, fmt_q(f.power_w, Dim::watts).c_str(),
               money(f.cost.capex_usd, b).c_str(), money(f.cost.tco_usd, b).c_str());
   for (const auto& p : f.parts) {
+    // The fleet across the model's measured error (p10-p90 of the validation residuals), on
+    // the part's own line so the layout keeps its height: "= 8 devices; ...; 7-10 within ...".
+    std::string band;
+    const PartErrorBand* e = nullptr;
+    const std::size_t i = static_cast<std::size_t>(&p - f.parts.data());
+    if (bands != nullptr && i < bands->size()) e = &(*bands)[i];
+    if (e != nullptr && e->available) {
+      band = "; " +
+             (e->low == e->high ? std::to_string(e->low) : fmt::format("{}-{}", e->low, e->high)) +
+             " within the model's measured error";
+    } else if (e != nullptr) {
+      band = "; no validation rows for this stack/class";
+    }
     ImGui::Bullet();
-    ImGui::Text("%s: %d x %s (%s, %s, TP %d) = %d devices; TTFT P99 %s, TPOT P99 %s",
+    ImGui::Text("%s: %d x %s (%s, %s, TP %d) = %d devices; TTFT P99 %s, TPOT P99 %s%s",
                 p.pool.c_str(), p.replicas, p.hardware.c_str(), p.precision.c_str(),
                 p.stack.c_str(), p.tp, p.devices, fmt_q(p.ttft_p99_s, Dim::seconds).c_str(),
-                fmt_q(p.tpot_p99_s, Dim::seconds).c_str());
+                fmt_q(p.tpot_p99_s, Dim::seconds).c_str(), band.c_str());
+    if (e != nullptr && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", describe(*e).c_str());
   }
   if (!f.note.empty()) ImGui::TextDisabled("%s", f.note.c_str());
   ImGui::PopTextWrapPos();
@@ -290,7 +305,28 @@ void draw_plan_panel(App& app) {
   }
   if (o.state == JobState::done && o.plan) {
     const Plan& pl = *o.plan;
-    // Export: the plan's candidates as CSV, the current view as PNG (report: issue #9).
+    // Export: the plan as a procurement report (the format by the file's extension), its
+    // candidates as CSV, the current view as PNG.
+    ImGui::BeginDisabled(stale || app.report_job.running());
+    if (ImGui::SmallButton("Export report...")) {
+      app.files.show(FileBrowser::Mode::save, std::filesystem::current_path().string(),
+                     o.scenario_name + "-report.html", "plan as report",
+                     {".html", ".pdf", ".xlsx", ".md"});
+    }
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip(
+          "The procurement report of this plan, as `infercap report` writes it for the scenario "
+          "saved from here:\n.html, .pdf, .xlsx or .md by the file name's extension; Chinese "
+          "reports show money in CNY.%s",
+          stale ? "\n(wait for the re-solve)" : "");
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3.5f);
+    const char* langs[] = {"en", "zh"};
+    ImGui::Combo("##report_lang", &app.report_lang, langs, 2);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("report language: English or Chinese");
+    ImGui::SameLine();
     if (ImGui::SmallButton("Export CSV...")) {
       app.files.show(FileBrowser::Mode::save, std::filesystem::current_path().string(),
                      o.scenario_name + "-plan.csv", "plan as CSV", {".csv"});
@@ -302,16 +338,31 @@ void draw_plan_panel(App& app) {
     }
     ImGui::SameLine();
     ImGui::Text("%s", o.scenario_name.c_str());
+    const std::string solved =
+        fmt::format("solved in {:.2f} s; candidates: {} evaluated, {} verified by simulation",
+                    o.elapsed_s, pl.candidates_evaluated, pl.candidates_verified);
     ImGui::SameLine();
+    // Beside the buttons when it fits in two lines there, else on a line of its own (at scale 2
+    // the export buttons leave a sliver that wrapped it a word a line).
+    if (ImGui::GetContentRegionAvail().x * 2 < ImGui::CalcTextSize(solved.c_str()).x)
+      ImGui::NewLine();
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("solved in %.2f s; candidates: %d evaluated, %d verified by simulation",
-                        o.elapsed_s, pl.candidates_evaluated, pl.candidates_verified);
+    ImGui::TextDisabled("%s", solved.c_str());
     ImGui::PopTextWrapPos();
+    if (app.report.state != JobState::idle) {
+      // The export's outcome in the window: the path, and the reason when it failed.
+      const ImVec4 col = app.report.state == JobState::failed    ? ImVec4(1, 0.4f, 0.4f, 1)
+                         : app.report.state == JobState::running ? ImVec4(0.95f, 0.85f, 0.4f, 1)
+                                                                 : ImVec4(0.4f, 0.85f, 0.5f, 1);
+      ImGui::PushStyleColor(ImGuiCol_Text, col);
+      ImGui::TextWrapped("%s", app.report.message.c_str());
+      ImGui::PopStyleColor();
+    }
     if (!o.description.empty()) ImGui::TextWrapped("%s", o.description.c_str());
     ImGui::Separator();
     if (pl.feasible) {
       ImGui::TextColored(ImVec4(0.4f, 0.85f, 0.5f, 1), "Recommended");
-      fleet_summary(pl.recommended, o.prices);
+      fleet_summary(pl.recommended, o.prices, &app.plan_bands);
     } else {
       ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "No feasible fleet");
       ImGui::TextWrapped("%s", pl.infeasible_reason.c_str());
@@ -411,6 +462,31 @@ void draw_plan_panel(App& app) {
       }
     } else {
       ImGui::TextDisabled("Click a candidate for its constraints and costs.");
+    }
+    // Sensitivity last: the answer and its candidates first, then how it moves.
+    ImGui::Spacing();
+    if (app.scroll_to_sensitivity) ImGui::SetNextItemOpen(true);
+    const bool sens_open = ImGui::CollapsingHeader(
+        "Sensitivity: how the choice moves with its inputs", ImGuiTreeNodeFlags_DefaultOpen);
+    if (app.scroll_to_sensitivity) {
+      ImGui::SetScrollHereY(0.0f);
+      app.scroll_to_sensitivity = false;
+    }
+    if (sens_open) {
+      if (o.sensitivity_state == JobState::running) {
+        ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.4f, 1),
+                           "Re-solving the plan under each change (load, prices, SLA, horizon, "
+                           "model error) ...");
+      } else if (o.sensitivity && o.sensitivity_table) {
+        const auto bars = tornado(*o.sensitivity, &*o.sensitivity_table);
+        tornado_chart("tornado", bars, *o.sensitivity, o.prices, chart_w);
+        ImGui::TextDisabled("%zu re-solves in %.1f s; the table is the report's",
+                            o.sensitivity->cases.size() + 1, o.sensitivity_s);
+        draw_report_section(*o.sensitivity_table);
+      } else if (o.sensitivity_state == JobState::failed) {
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "No sensitivity: %s",
+                           o.error.empty() ? "the plan has no answer to vary" : o.error.c_str());
+      }
     }
   }
   if (!o.diagnostics.empty()) {

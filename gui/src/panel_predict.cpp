@@ -1,5 +1,6 @@
 // Predict: one deployment, live. Headline latencies and throughputs, the memory bar, the
 // roofline of every operator, the decode batch sweep with its knee, and the operator table.
+#include <fmt/core.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -293,12 +294,58 @@ void draw_rates(const PredictView& v) {
   row("TDP (all devices)", fmt_q(v.power_w, Dim::watts));
 }
 
+// The headline's figures within the model's measured error (p10-p90 of the validation
+// residuals of the stack and class), as `infercap predict` prints them; or that there is no
+// band. One wrapped line, so the layout holds at 1280x720.
+void error_band_line(const std::vector<PredictionBand>& bands, const std::string& stack) {
+  if (bands.empty()) return;
+  std::string text;
+  std::string missing, missing_note;
+  for (const auto& b : bands) {
+    if (!b.band.available) {
+      missing += (missing.empty() ? "" : ", ") + b.quantity;
+      if (missing_note.find(b.band.note) == std::string::npos)
+        missing_note += (missing_note.empty() ? "" : "; ") + b.band.note;
+      continue;
+    }
+    const auto f = [&](double x) { return b.rate ? fmt_si(x, "", 3) : fmt_q(x, Dim::seconds); };
+    text +=
+        fmt::format("{}{} {}-{}", text.empty() ? "" : ";  ", b.quantity, f(b.low()), f(b.high()));
+  }
+  ImGui::PushTextWrapPos(0);
+  if (!text.empty()) {
+    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "within the model's measured error: %s",
+                       text.c_str());
+    if (ImGui::IsItemHovered()) {
+      std::string tip;
+      for (const auto& b : bands) {
+        if (b.band.available && tip.find(b.band.note) == std::string::npos)
+          tip += b.band.note + "\n";
+      }
+      ImGui::SetTooltip("p10-p90 of measured / predicted over validation rows:\n%s", tip.c_str());
+    }
+  }
+  if (!missing.empty()) {
+    ImGui::TextDisabled("%s: no validation rows for this stack/class (%s: %s)", missing.c_str(),
+                        stack.c_str(), missing_note.c_str());
+  }
+  ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 void draw_predict_panel(App& app) {
   if (app.inputs_changed) {
     app.predict = evaluate_predict(*app.catalog, app.sel, app.work, app.sweep_max_batch);
     app.inputs_changed = false;
+    app.predict_bands.clear();
+    const HardwareSpec* hw = app.catalog->find_hardware(app.sel.hardware);
+    const ModelSpec* md = app.catalog->find_model(app.sel.model);
+    if (app.predict.ok && hw != nullptr) {
+      app.predict_bands =
+          prediction_bands(app.predict.prediction, app.residuals, app.predict.stack_used,
+                           hw->hw_class, md != nullptr && md->arch == ModelArch::encoder);
+    }
   }
   ImGui::BeginChild("inputs", {ImGui::GetFontSize() * 23, 0}, true);
   draw_inputs(app, false);
@@ -374,6 +421,7 @@ void draw_predict_panel(App& app) {
   metric("compute", std::string(compute_type_name(v.compute)) + " x" + std::to_string(v.devices),
          "compute roof and devices (TP x PP)");
   if (!mr.fits) ImGui::PopStyleVar();
+  error_band_line(app.predict_bands, v.stack_used);
 
   // Memory bar.
   const MemoryReport& m = p.memory;

@@ -319,6 +319,7 @@ bool open_scenario(App& app, const std::string& path) {
   app.plan_change.clear();
   app.plan_pick_pool = -1;
   app.plan_status.clear();
+  app.report = ReportExport{};  // the last export's line belonged to the previous answer
   ++app.plan_generation;
   if (ok) app.currency = app.whatif.inputs().sc.prices.display_currency;
   if (!ok) {
@@ -340,10 +341,26 @@ void plan_tick(App& app) {
     app.request_tab = Tab::plan;
     app.tab_requested = true;
   }
+  if (app.report_job.version() != app.report_version) {
+    app.report_version = app.report_job.version();
+    app.report = app.report_job.snapshot();
+    // The results pane shows the export's outcome; a failure is repeated beside the inputs.
+    if (app.report.state == JobState::failed) app.plan_status = app.report.message;
+  }
   if (app.plan_job.version() != app.plan_version) {
     app.plan_version = app.plan_job.version();
     PlanOutcome o = app.plan_job.snapshot();
-    if (o.state == JobState::done || o.state == JobState::failed) {
+    const bool same_solve = o.state == JobState::done && app.plan.state == JobState::done &&
+                            o.solve_id == app.plan.solve_id &&
+                            app.plan_started_generation == app.plan_generation;
+    if (same_solve) {
+      // The second publish of the answer on screen: its sensitivity.
+      app.plan.sensitivity_state = o.sensitivity_state;
+      app.plan.sensitivity = std::move(o.sensitivity);
+      app.plan.sensitivity_table = std::move(o.sensitivity_table);
+      app.plan.sensitivity_s = o.sensitivity_s;
+      if (!o.error.empty()) app.plan.error = o.error;
+    } else if (o.state == JobState::done || o.state == JobState::failed) {
       app.plan_solving = false;
       // A result for a scenario closed meanwhile is dropped; the open one is solved next.
       if (app.plan_started_generation == app.plan_generation) {
@@ -354,6 +371,8 @@ void plan_tick(App& app) {
         }
         app.plan_previous = std::move(app.plan);
         app.plan = std::move(o);
+        app.plan_bands = app.plan.plan ? fleet_error_band(app.plan.plan->recommended, app.residuals)
+                                       : std::vector<PartErrorBand>{};
         const bool has_best = app.plan.plan && !app.plan.plan->pools.empty() &&
                               !app.plan.plan->pools[0].ranked.empty();
         // Keep the user's pick across re-solves when it still exists.
@@ -366,13 +385,27 @@ void plan_tick(App& app) {
       }
     }
   }
-  if (!app.plan_job.running() && app.whatif.solve_due(WhatIf::Clock::now())) {
+  // Not while the worker still computes the sensitivity of the last answer: the edit is solved
+  // as soon as it is done (a publish wakes the loop).
+  if (!app.plan_job.busy() && app.whatif.solve_due(WhatIf::Clock::now())) {
     if (app.plan_job.start(app.catalog, app.whatif.inputs().sc)) {
       app.whatif.mark_solving();
       app.plan_solving = true;
       app.plan_started_generation = app.plan_generation;
     }
   }
+}
+
+bool start_report_export(App& app, const std::string& path, report::Lang lang) {
+  const report::ExportRequest r = report_request(app.plan, path, lang, app.whatif.source_label());
+  const bool ok = app.report_job.start(app.plan, r);
+  if (!ok && !app.report_job.running()) {
+    // Refused at once (no plan): the reason is in the job's snapshot.
+    app.report = app.report_job.snapshot();
+    app.report_version = app.report_job.version();
+    app.plan_status = app.report.message;
+  }
+  return ok;
 }
 
 void handle_file_dialog(App& app) {
@@ -387,6 +420,8 @@ void handle_file_dialog(App& app) {
       app.plan_status = r ? "exported " + chosen : "not exported: " + r.error().message;
     } else if (app.files.purpose == "view as PNG") {
       app.png_request = chosen;  // the frame loop writes the next frame
+    } else if (app.files.purpose == "plan as report") {
+      start_report_export(app, chosen, app.report_lang == 1 ? report::Lang::zh : report::Lang::en);
     } else {
       std::string err;
       app.plan_status = w.save(chosen, err) ? "saved " + chosen : "not saved: " + err;
@@ -454,8 +489,11 @@ void draw_whatif_inputs(App& app) {
   }
   ImGui::Spacing();
   ImGui::TextWrapped("%s", w.path().c_str());
-  ImGui::BeginDisabled(app.plan_job.running());
-  if (ImGui::Button(app.plan_job.running() ? "Solving..." : "Solve now", {-1, 0})) {
+  ImGui::BeginDisabled(app.plan_job.busy());
+  if (ImGui::Button(app.plan_job.running() ? "Solving..."
+                    : app.plan_job.busy()  ? "Computing sensitivity..."
+                                           : "Solve now",
+                    {-1, 0})) {
     if (app.plan_job.start(app.catalog, w.inputs().sc)) {
       w.mark_solving();
       app.plan_solving = true;

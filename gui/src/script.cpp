@@ -40,8 +40,19 @@ std::string ScriptRunner::step(App& app) {
     --wait_frames_;
     return "";
   }
+  if (waiting_report_) {
+    if (app.report_job.running() || app.report_version != app.report_job.version()) return "";
+    waiting_report_ = false;
+    if (app.report.state == JobState::failed) {
+      error = fmt::format("{}: export-report: {}", file_, app.report.message);
+      done = true;
+      return "";
+    }
+    wait_frames_ = 2;
+    return "";
+  }
   if (waiting_) {
-    if (app.plan_job.running() || app.whatif.pending() || app.plan_solving) return "";
+    if (app.plan_job.busy() || app.whatif.pending() || app.plan_solving) return "";
     waiting_ = false;
     wait_frames_ = 2;  // let the panels lay the new answer out
     return "";
@@ -109,6 +120,21 @@ std::string ScriptRunner::step(App& app) {
         if (!r) return fail(r.error().message);
         app.plan_status = "exported " + arg(1);
         continue;
+      }
+      if (op == "export-report") {
+        // The Export report button's call, on the report worker; the frames go on meanwhile.
+        const report::Lang lang = arg(2) == "zh" ? report::Lang::zh : report::Lang::en;
+        app.report_lang = lang == report::Lang::zh ? 1 : 0;
+        if (!start_report_export(app, arg(1), lang))
+          return fail("export-report: " + app.report.message);
+        waiting_report_ = true;
+        return "";
+      }
+      if (op == "show") {
+        if (arg(1) != "sensitivity") return fail("show: expected 'sensitivity'");
+        app.scroll_to_sensitivity = true;
+        wait_frames_ = 2;
+        return "";
       }
       if (op == "save") {
         std::string err;

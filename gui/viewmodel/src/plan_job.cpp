@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "infercap/report/export.hpp"
 #include "infercap/spec/scenario.hpp"
 
 namespace infercap::gui {
@@ -92,13 +93,28 @@ PlanOutcome solve_loaded(const spec::Catalog& catalog, const spec::Scenario& sc)
     return finish(JobState::failed);
   }
   o.plan = std::move(plan).value();
+  o.inputs = std::make_shared<const PlanInputs>(std::move(*in));
   for (const auto& part : o.plan->recommended.parts) {
     KneeOptions ko;
     ko.requests = 1000;  // as cmd_plan.cpp's --explain
-    auto k = candidate_knee(*in, part, ko);
+    auto k = candidate_knee(*o.inputs, part, ko);
     o.knees.push_back(k ? std::optional<KneeResult>(std::move(k).value()) : std::nullopt);
   }
   return finish(JobState::done);
+}
+
+void add_sensitivity(PlanOutcome& o) {
+  if (o.state != JobState::done || !o.plan || !o.inputs) {
+    o.sensitivity_state = JobState::failed;
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  // The options of `infercap report` (no --no-sensitivity): the same cases as the report.
+  const report::ReportOptions opt = report::export_options(report::ExportRequest{});
+  o.sensitivity = sensitivity(*o.inputs, *o.plan, report::sensitivity_options(opt));
+  o.sensitivity_table = report::sensitivity_section(*o.inputs, *o.plan, *o.sensitivity, opt);
+  o.sensitivity_state = JobState::done;
+  o.sensitivity_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 PlanJob::~PlanJob() {
@@ -106,10 +122,12 @@ PlanJob::~PlanJob() {
 }
 
 bool PlanJob::begin(const std::string& path) {
-  if (out_.state == JobState::running) return false;
+  if (busy_) return false;
   if (worker_.joinable()) worker_.join();  // finished: its result is already published
+  busy_ = true;
   out_ = PlanOutcome{};
   out_.state = JobState::running;
+  out_.solve_id = ++solve_id_;
   out_.scenario_path = path;
   out_.scenario_name = std::filesystem::path(path).stem().string();
   ++version_;
@@ -145,7 +163,7 @@ void PlanJob::run(const std::shared_ptr<const spec::Catalog>& catalog, const std
     o.state = JobState::failed;
     o.error = std::string("internal error: ") + e.what();
   }
-  publish(std::move(o));
+  finish(std::move(o));
 }
 
 void PlanJob::run_loaded(const std::shared_ptr<const spec::Catalog>& catalog,
@@ -158,16 +176,37 @@ void PlanJob::run_loaded(const std::shared_ptr<const spec::Catalog>& catalog,
     o.state = JobState::failed;
     o.error = std::string("internal error: ") + e.what();
   }
-  publish(std::move(o));
+  finish(std::move(o));
 }
 
-void PlanJob::publish(PlanOutcome o) {
+void PlanJob::finish(PlanOutcome o) {
+  if (o.state != JobState::done) {
+    publish(std::move(o), true);
+    return;
+  }
+  o.sensitivity_state = JobState::running;
+  publish(o, false);  // the plan on screen now; its sensitivity follows
+  try {
+    add_sensitivity(o);
+  } catch (const std::exception& e) {
+    o.sensitivity_state = JobState::failed;
+    o.error = std::string("sensitivity: internal error: ") + e.what();
+  }
+  publish(std::move(o), true);
+}
+
+void PlanJob::publish(PlanOutcome o, bool last) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    const double keep = out_.state == JobState::done ? out_.elapsed_s : -1;
     o.elapsed_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        keep >= 0 && o.sensitivity_state != JobState::running
+            ? keep  // the solve's time, not the sensitivity's
+            : std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    o.solve_id = solve_id_;
     out_ = std::move(o);
     ++version_;
+    if (last) busy_ = false;
   }
   if (on_done_) on_done_();
 }
@@ -175,6 +214,11 @@ void PlanJob::publish(PlanOutcome o) {
 bool PlanJob::running() const {
   std::lock_guard<std::mutex> lock(mu_);
   return out_.state == JobState::running;
+}
+
+bool PlanJob::busy() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return busy_;
 }
 
 PlanOutcome PlanJob::snapshot() const {

@@ -148,6 +148,8 @@ bool WhatIf::open(const std::string& path, const std::string& data_dir) {
     loaded_.reset();
     base_book_.reset();
     cur_ = WhatIfInputs{};
+    saved_.reset();
+    saved_path_.clear();
     error_ = sc.error().message;
     return false;
   }
@@ -166,6 +168,8 @@ bool WhatIf::open(const std::string& path, const std::string& data_dir) {
   spec::Diagnostics book_diags;
   auto book = spec::load_prices(pf.string(), book_diags);
   if (book) base_book_ = *book;
+  saved_ = cur_;
+  saved_path_ = path;
   pending_ = true;  // a freshly opened scenario is solved once, after the debounce
   last_edit_ = Clock::time_point{};
   return true;
@@ -238,7 +242,15 @@ bool WhatIf::save(const std::string& path, std::string& error) const {
     error = r.error().message;
     return false;
   }
+  saved_ = cur_;
+  saved_path_ = path;
   return true;
+}
+
+std::string WhatIf::source_label() const {
+  if (!loaded_) return "";
+  if (saved_ && same_question(*saved_, cur_)) return saved_path_;
+  return path_ + " (edited in infercap-gui, not saved)";
 }
 
 bool same_question(const WhatIfInputs& a, const WhatIfInputs& b) {

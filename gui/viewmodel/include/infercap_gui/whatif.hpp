@@ -113,8 +113,13 @@ class WhatIf {
 
   /// The inputs as the YAML the CLI reads.
   std::string yaml() const;
-  /// Writes yaml() to `path` (atomically); false with `error` set when it cannot.
+  /// Writes yaml() to `path` (atomically); false with `error` set when it cannot. Remembers
+  /// the file and the inputs it holds (source_label).
   bool save(const std::string& path, std::string& error) const;
+  /// The scenario file a report of the current inputs names: the file last saved (or the one
+  /// opened) while the inputs are still the ones it holds, so the GUI's report of a saved YAML
+  /// names the file `infercap report` is given; otherwise the opened file marked as edited.
+  std::string source_label() const;
 
  private:
   struct Step {
@@ -127,6 +132,9 @@ class WhatIf {
   std::vector<std::string> diagnostics_;
   std::string error_;
   WhatIfInputs cur_;
+  // What source_label() compares with: the file last written or opened, and its inputs.
+  mutable std::string saved_path_;
+  mutable std::optional<WhatIfInputs> saved_;
   std::vector<Step> undo_, redo_;
   bool pending_ = false;
   Clock::time_point last_edit_{};

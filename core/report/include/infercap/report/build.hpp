@@ -36,4 +36,14 @@ struct ReportOptions {
 /// The whole document. Money is shown in `in.prices.display_currency` at the book's rate.
 Document build_document(const PlanInputs& in, const Plan& plan, const ReportOptions& opt);
 
+/// The options build_document re-solves the sensitivity cases with: `opt.sensitivity`, its
+/// model-error case taken from `opt.accuracy` (the larger median error) when not set.
+SensitivityOptions sensitivity_options(const ReportOptions& opt);
+
+/// The report's sensitivity section (table of cases, break-even points) for a sensitivity
+/// already computed with sensitivity_options(opt): what the GUI shows next to its tornado chart,
+/// the same table the report prints.
+Section sensitivity_section(const PlanInputs& in, const Plan& plan, const Sensitivity& sens,
+                            const ReportOptions& opt);
+
 }  // namespace infercap::report

@@ -1,0 +1,74 @@
+#include "infercap/spec/residuals.hpp"
+
+#include <fmt/core.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+
+#include "infercap/spec/csv.hpp"
+
+namespace infercap::spec {
+
+std::vector<Residual> read_residuals(const std::string& path, Diagnostics& diags) {
+  std::vector<Residual> out;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return out;
+  std::ifstream in(path);
+  std::string line;
+  int lineno = 0;
+  bool header = true;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      if (line.rfind("id,stack,class,quantity,hardware,log_time_ratio", 0) != 0) {
+        diags.error(path, lineno, 1, "",
+                    "expected the header id,stack,class,quantity,hardware,log_time_ratio");
+        return {};
+      }
+      continue;
+    }
+    const auto cells = split_csv_line(line);
+    if (cells.size() < 6) {
+      diags.error(path, lineno, 1, "", fmt::format("expected 6 cells, found {}", cells.size()));
+      continue;
+    }
+    Residual r;
+    r.id = cells[0];
+    r.stack = cells[1];
+    bool ok = false;
+    for (int i = 0; i < kHwClassCount; ++i) {
+      if (hw_class_name(static_cast<HwClass>(i)) == cells[2]) {
+        r.hw_class = static_cast<HwClass>(i);
+        ok = true;
+      }
+    }
+    bool q_ok = false;
+    for (int i = 0; i < 3; ++i) {
+      if (error_quantity_name(static_cast<ErrorQuantity>(i)) == cells[3]) {
+        r.quantity = static_cast<ErrorQuantity>(i);
+        q_ok = true;
+      }
+    }
+    r.hardware = cells[4];
+    const std::string& v = cells[5];
+    auto [p, e] = std::from_chars(v.data(), v.data() + v.size(), r.log_time_ratio);
+    if (!ok || !q_ok || e != std::errc() || p != v.data() + v.size()) {
+      diags.error(path, lineno, 1, "",
+                  fmt::format("expected class cpu|gpu|npu|fpga, quantity prefill|decode|serving "
+                              "and a number, found '{}', '{}', '{}'",
+                              cells[2], cells[3], v));
+      continue;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string default_residuals_path(const std::string& data_dir) {
+  return (std::filesystem::path(data_dir) / "validation" / "residuals.csv").string();
+}
+
+}  // namespace infercap::spec
