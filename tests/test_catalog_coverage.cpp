@@ -110,8 +110,7 @@ TEST_CASE("catalog coverage: every device is priced or listed as having no publi
   CHECK(priced + static_cast<int>(kNoPublicPrice.size()) == static_cast<int>(hw.size()));
 }
 
-TEST_CASE("catalog coverage: every device that can be ganged states its link bandwidth",
-          "[unit]") {
+TEST_CASE("catalog coverage: every device that can be ganged states its link bandwidth", "[unit]") {
   int ganged = 0;
   for (const auto& h : infercap::test::project_catalog().catalog.hardware()) {
     if (h.devices_per_server <= 1 && h.link_kind == "none") continue;
