@@ -136,6 +136,56 @@ TEST_CASE("memory: weights, KV per token and max batch", "[model]") {
   CHECK_FALSE(make(m, h).memory(1, 1000, 1000).fits);
 }
 
+TEST_CASE("memory: an encoder's max batch counts its activations, not a KV cache", "[model]") {
+  // A BERT-base-shaped encoder (hidden 768, 12 heads of 64, GELU FFN 3072, vocab 30522), bf16
+  // weights and activations, TP 1, on a device with exactly 100 MB free beside the weights.
+  ModelSpec m;
+  m.name = "tiny-encoder";
+  m.arch = ModelArch::encoder;
+  m.layers = 2;
+  m.hidden = 768;
+  m.heads = 12;
+  m.kv_heads = 12;
+  m.head_dim = 64;
+  m.ffn_hidden = 3072;
+  m.ffn_kind = FfnKind::gelu;
+  m.vocab = 30522;
+  m.tied_embeddings = true;
+  m.position = PositionKind::learned;
+  m.max_context = 512;
+  HardwareSpec h = test_gpu();
+  const double weights = total_params(m) * 2;
+  h.memory_bytes = weights + 100e6;
+  const PerfModel p = make(m, h);
+  CHECK(p.memory(1, 128).kv_bytes_per_token == 0);
+  // Per sequence of 128 tokens: activations 128 x (2 x 768 + (1 + 1) x 3072) x 2 B
+  // = 128 x 7680 x 2 = 1,966,080 B, plus the fp32 logits row 30522 x 4 = 122,088 B:
+  // 2,088,168 B. 100e6 / 2,088,168 = 47.9 -> 47 sequences (was unbounded before: no KV).
+  CHECK(p.max_batch(128) == 47);
+  CHECK(p.memory(47, 128).activation_bytes == Approx(47 * 2088168.0));
+  CHECK(p.memory(47, 128).fits);
+  CHECK_FALSE(p.memory(48, 128).fits);
+  // The engine's token budget does not shrink an encoder's working set: a batch is one pass.
+  CHECK(p.max_batch(128, 256) == 47);
+  // Four times the context: 512 x 7680 x 2 + 122,088 = 7,986,408 B -> floor(12.52) = 12.
+  CHECK(p.max_batch(512) == 12);
+  // An unfused attention also holds one layer's fp32 scores: 12 heads x 512^2 x 4 B =
+  // 12,582,912 B more per sequence: 20,569,320 B -> floor(4.86) = 4.
+  StackSpec unfused = ideal_stack();
+  for (auto& e : unfused.per_class) e.fused_attention = false;
+  CHECK(make(m, h, {}, unfused).max_batch(512) == 4);
+  // With TP 2 the FFN outputs, heads and logits split across devices (weights too).
+  Deployment tp2;
+  tp2.tp = 2;
+  const PerfModel p2 = make(m, h, tp2);
+  const double free2 = h.memory_bytes - p2.memory(1, 128).weights_bytes;
+  // 128 x (2 x 768 + 2 x 1536) x 2 + 15261 x 4 = 1,179,648 + 61,044 = 1,240,692 B per sequence.
+  CHECK(p2.max_batch(128) == static_cast<int>(std::floor(free2 / 1240692.0)));
+  // Nothing free: nothing fits.
+  h.memory_bytes = weights * 0.5;
+  CHECK(make(m, h).max_batch(128) == 0);
+}
+
 TEST_CASE("weight formats scale the streamed bytes", "[model]") {
   const ModelSpec m = tiny_model();
   Deployment d;

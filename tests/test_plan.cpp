@@ -259,7 +259,7 @@ TEST_CASE("vendor filters keep, drop and check names against the catalog", "[uni
   // vendors' devices (counted from the catalog itself).
   spec::Diagnostics d1;
   auto domestic =
-      resolve("  hardware: all\n  exclude_vendors: [nvidia, amd, intel, apple, aws]\n", d1);
+      resolve("  hardware: all\n  exclude_vendors: [nvidia, amd, intel, apple, ampere, aws]\n", d1);
   INFO(d1.format());
   REQUIRE(domestic.has_value());
   CHECK(static_cast<int>(domestic->space.hardware.size()) ==

@@ -409,8 +409,9 @@ const std::vector<std::string>& hw_class_spellings() {
 }
 
 const std::vector<std::string>& link_kind_spellings() {
-  static const std::vector<std::string> v{"nvlink",          "pcie",     "hccs", "upi",
-                                          "infinity-fabric", "ethernet", "none"};
+  static const std::vector<std::string> v{
+      "nvlink",   "pcie",     "hccs",       "upi", "infinity-fabric",
+      "ethernet", "mlu-link", "neuronlink", "none"};
   return v;
 }
 

@@ -91,6 +91,10 @@ class PerfModel {
   /// Memory at `batch` sequences of `context` tokens; `max_batched_tokens` sizes activations.
   MemoryReport memory(int batch, double context, double max_batched_tokens = 0) const;
   /// Largest number of sequences of `context` tokens whose KV cache fits next to the weights.
+  /// An encoder keeps no cache: its bound is the activations of one pass over the whole batch
+  /// (per sequence: context x (2 hidden + (gate + 1) ffn / tp) x activation bytes, one layer's
+  /// fp32 attention scores when the stack does not fuse attention, and the logits row), and
+  /// `max_batched_tokens` does not apply (a request batch is one pass).
   int max_batch(double context, double max_batched_tokens = 0) const;
 
   const ModelSpec& model() const { return model_; }
