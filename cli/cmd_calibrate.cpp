@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -124,15 +125,27 @@ void print_vs_datasheet(const CalibrationProfile& p, const HardwareSpec* hw) {
   fmt::print("{:<28} {:>16}\n", "fork/join", fmt::format("{:.2f} us", p.fork_join_s * 1e6));
 }
 
+void print_backend(const calibration::Backend& b, const std::string& where) {
+  const auto a = b.available();
+  fmt::print("{}: {} ({}){}\n", b.name, a.available ? "available" : "unavailable", a.reason, where);
+  if (!b.kernels) return;
+  for (const auto& k : b.kernels()) {
+    const auto ka = k.available ? k.available() : calibration::Availability::yes();
+    fmt::print("  {:<28} {:<14} {}\n", k.name, calibration::kernel_kind_name(k.kind),
+               ka.available ? "available" : "skipped: " + ka.reason);
+  }
+}
+
+// Built-in backends, then each module: opened here (this is one of the two places that load
+// one), or the reason it cannot be.
 int list_backends() {
-  for (const auto& b : calibration::builtin_registry().all()) {
-    const auto a = b.available();
-    fmt::print("{}: {} ({})\n", b.name, a.available ? "available" : "unavailable", a.reason);
-    if (!b.kernels) continue;
-    for (const auto& k : b.kernels()) {
-      const auto ka = k.available ? k.available() : calibration::Availability::yes();
-      fmt::print("  {:<28} {:<14} {}\n", k.name, calibration::kernel_kind_name(k.kind),
-                 ka.available ? "available" : "skipped: " + ka.reason);
+  for (const auto& b : calibration::builtin_registry().all()) print_backend(b, "");
+  for (const auto& m : calibration::module_backends()) {
+    const auto b = calibration::load_backend(m.name);
+    if (b) {
+      print_backend(**b, fmt::format(" [module {}]", m.file));
+    } else {
+      fmt::print("{}: unavailable ({})\n", m.name, b.error().message);
     }
   }
   return kExitOk;
@@ -140,18 +153,24 @@ int list_backends() {
 
 int run_calibrate(const CalibrateArgs& a) {
   if (a.list) return list_backends();
-  const auto& reg = calibration::builtin_registry();
-  const calibration::Backend* backend = reg.find(a.backend);
-  if (backend == nullptr) {
-    std::string names;
-    for (const auto& n : reg.names()) names += (names.empty() ? "" : ", ") + n;
-    fmt::print(stderr, "infercap calibrate: unknown backend '{}' (built: {})\n", a.backend, names);
+  const auto names = calibration::backend_names();
+  if (std::find(names.begin(), names.end(), a.backend) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    fmt::print(stderr, "infercap calibrate: unknown backend '{}' (known: {})\n", a.backend, known);
     return kExitUsage;
   }
   if (a.quick && a.full) {
     fmt::print(stderr, "infercap calibrate: --quick and --full exclude each other\n");
     return kExitUsage;
   }
+  // An accelerator backend's module is opened here, not at start-up (registry.hpp).
+  const auto loaded = calibration::load_backend(a.backend);
+  if (!loaded) {
+    fmt::print(stderr, "infercap calibrate: {}\n", loaded.error().message);
+    return kExitCalibration;
+  }
+  const calibration::Backend* backend = *loaded;
   // The datasheet to compare with (optional): load before measuring, so a typo fails fast. A
   // name the catalog does not know (and no such file) names the measured machine's new entry.
   std::optional<HardwareSpec> hw;

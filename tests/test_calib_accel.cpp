@@ -1,6 +1,8 @@
 // Accelerator backends (issue 5): OpenCL on whatever driver is installed (PoCL's CPU device in
-// CI), CUDA when built and a GPU is present. Every kernel is checked against its host reference
-// through the harness; tests that need a device skip with the reason when there is none.
+// CI), CUDA when built and a GPU is present. Both are modules (libinfercap-backend-*.so) opened
+// through the loader, as `infercap calibrate --backend` opens them. Every kernel is checked against
+// its host reference through the harness; tests that need a device skip with the reason when there
+// is none.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <set>
@@ -28,6 +30,17 @@ HarnessOptions tiny_harness() {
   return o;
 }
 
+// The module backend `name` (registry.hpp), or nullptr when this build did not make it. A module
+// that was built must load: a load failure fails the test with the loader's message.
+const Backend* module_backend(const std::string& name) {
+  for (const auto& m : module_backends())
+    if (m.name == name && !m.built) return nullptr;
+  auto b = load_backend(name);
+  INFO((b ? std::string() : b.error().message));
+  REQUIRE(b);
+  return *b;
+}
+
 // Every plan item names a kernel the backend has (a typo would silently drop a point).
 void check_plan_names(const Backend& b) {
   std::set<std::string> names;
@@ -43,7 +56,7 @@ void check_plan_names(const Backend& b) {
 
 TEST_CASE("OpenCL backend: every kernel passes its reference check and declares its bytes",
           "[calib]") {
-  const Backend* b = builtin_registry().find("opencl");
+  const Backend* b = module_backend("opencl");
   if (b == nullptr) {
     WARN("OpenCL backend not built (INFERCAP_WITH_OPENCL=OFF or no OpenCL headers); skipped");
     return;
@@ -103,7 +116,7 @@ TEST_CASE("OpenCL backend: every kernel passes its reference check and declares 
 }
 
 TEST_CASE("OpenCL backend: the tiny plan measures cleanly and fits a profile", "[calib]") {
-  const Backend* b = builtin_registry().find("opencl");
+  const Backend* b = module_backend("opencl");
   if (b == nullptr || !b->available().available) {
     WARN("no OpenCL backend or device; skipped");
     return;
@@ -132,7 +145,7 @@ TEST_CASE("OpenCL backend: the tiny plan measures cleanly and fits a profile", "
 }
 
 TEST_CASE("CUDA backend: plan names its kernels and without a GPU it says why", "[calib]") {
-  const Backend* b = builtin_registry().find("cuda");
+  const Backend* b = module_backend("cuda");
   if (b == nullptr) {
     WARN("CUDA backend not built (INFERCAP_WITH_CUDA=OFF or no nvcc); skipped");
     return;
@@ -203,7 +216,7 @@ TEST_CASE("CUDA GEMV weight unpacking: the magic-number conversions are exact", 
 }
 
 TEST_CASE("CUDA backend: every kernel passes its reference check on the GPU", "[calib]") {
-  const Backend* b = builtin_registry().find("cuda");
+  const Backend* b = module_backend("cuda");
   if (b == nullptr || !b->available().available) {
     WARN("no CUDA backend or GPU; skipped");
     return;

@@ -23,8 +23,8 @@
 #include <optional>
 #include <vector>
 
+#include "infercap/calibration/backend_module.hpp"
 #include "infercap/calibration/half.hpp"
-#include "infercap/calibration/registry.hpp"
 #include "kernels.hpp"
 
 namespace infercap::calibration {
@@ -919,6 +919,7 @@ HarnessOptions cuda_harness(Effort e) {
 
 }  // namespace
 
+// The backend this module offers; the entry point below hands it to the host.
 Backend make_cuda_backend() {
   Backend b;
   b.name = "cuda";
@@ -933,3 +934,6 @@ Backend make_cuda_backend() {
 }
 
 }  // namespace infercap::calibration
+
+// The module's entry point (backend_module.hpp): libinfercap-backend-cuda.so.
+INFERCAP_DEFINE_BACKEND_MODULE(infercap::calibration::make_cuda_backend)

@@ -16,8 +16,8 @@
 #include <random>
 #include <vector>
 
+#include "infercap/calibration/backend_module.hpp"
 #include "infercap/calibration/half.hpp"
-#include "infercap/calibration/registry.hpp"
 
 namespace infercap::calibration {
 
@@ -696,6 +696,7 @@ HarnessOptions opencl_harness(Effort e) {
 
 }  // namespace
 
+// The backend this module offers; the entry point below hands it to the host.
 Backend make_opencl_backend() {
   Backend b;
   b.name = "opencl";
@@ -708,3 +709,6 @@ Backend make_opencl_backend() {
 }
 
 }  // namespace infercap::calibration
+
+// The module's entry point (backend_module.hpp): libinfercap-backend-opencl.so.
+INFERCAP_DEFINE_BACKEND_MODULE(infercap::calibration::make_opencl_backend)

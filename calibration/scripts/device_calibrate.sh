@@ -5,10 +5,13 @@
 #   calibration/scripts/device_calibrate.sh run OUT   # there: checks, profiles, decoder, benches
 #
 # The target needs no compiler or packages. build-devrun/lib carries the Debian libraries (hwloc,
-# yaml-cpp, fmt, OpenBLAS, ...) and LD_LIBRARY_PATH points at them. cuBLAS/cuBLASLt (~600 MB)
-# cannot travel in a 64 MiB carry, so `run` takes them from the target: a CUDA install or the pip
-# wheels that PyTorch pulls in (nvidia-cublas, e.g. /opt/torch/.venv/.../nvidia/cublas/lib). The
-# binaries link the CUDA 13 runtime; a driver of the 580 series or newer runs them.
+# yaml-cpp, fmt, OpenBLAS, ...) and LD_LIBRARY_PATH points at them. The accelerator backends are
+# modules (libinfercap-backend-cuda.so with libinfercap_cuda_kernels.so, -opencl.so) that travel
+# beside the binaries, where infercap looks for them first; only they need the CUDA libraries.
+# cuBLAS/cuBLASLt (~600 MB) cannot travel in a 64 MiB carry, so `run` takes them from the target:
+# a CUDA install or the pip wheels that PyTorch pulls in (nvidia-cublas, e.g.
+# /opt/torch/.venv/.../nvidia/cublas/lib). The CUDA module links the CUDA 13 runtime; a driver of
+# the 580 series or newer runs it.
 #
 # `run` is ordered by what is missing most: the CUDA smoke check (static runtime, no cuBLAS),
 # the [calib] tests, the CUDA profiles, then the CPU profile, decoder and benches. It keeps to a
@@ -16,6 +19,7 @@
 # skips the optional steps (the CUDA --full sweep, the benches) when the budget is spent. OUT
 # receives log.txt and results.tar.gz (the profiles, rows and smoke lines).
 set -u
+shopt -s nullglob  # no backend modules built: their globs expand to nothing
 here=$(cd "$(dirname "$0")/../.." && pwd)
 pack=$here/build-devrun
 case "${1:-}" in
@@ -25,7 +29,11 @@ case "${1:-}" in
     for b in cli/infercap tests/infercap_tests calibration/infercap_decoder_run bench/infercap_bench; do
       cp "$build/$b" "$pack/" || exit 1
     done
-    if ldd "$pack/infercap" | grep -q libcublas; then
+    # Backend modules and the CUDA kernels library: beside infercap, as in the build tree.
+    for m in "$build"/cli/libinfercap-backend-*.so "$build"/cli/libinfercap_cuda_kernels.so; do
+      [ -f "$m" ] && { cp "$m" "$pack/" || exit 1; }
+    done
+    if [ -f "$pack/libinfercap-backend-cuda.so" ]; then
       # The smoke binary: the same kernels.cu, the static CUDA runtime, nothing else.
       "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -O2 -std=c++17 -arch=sm_90 \
         "$here/calibration/cuda/kernels.cu" "$here/calibration/cuda/cuda_smoke.cpp" \
@@ -34,7 +42,8 @@ case "${1:-}" in
     else
       echo "note: $build was configured without CUDA (INFERCAP_WITH_CUDA=OFF): CPU only" >&2
     fi
-    ldd "$pack"/infercap* | awk '/=>/{print $3}' | sort -u |
+    ldd "$pack"/infercap* "$pack"/lib*.so | awk '/=>/{print $3}' | sort -u |
+      grep -v "^$pack/" |
       grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so|/libcu[A-Za-z]*\.so' |
       xargs -I{} cp -L {} "$pack/lib/"
     # The C++ runtime travels apart: `run` uses it only when the target's own is older than this
@@ -71,8 +80,10 @@ case "${1:-}" in
       lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Core|Socket|NUMA|L3' | cut -c1-200
       grep -o -w -E 'amx_tile|amx_bf16|amx_int8|avx512_bf16|avx512_vnni' /proc/cpuinfo | sort | uniq -c
       echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-      ldd "$pack/infercap" | grep -E "cublas|cudart|stdc" | sed 's/ (0x.*//'
-      ldd "$pack/infercap_tests" | grep "not found" && log "WARNING: libraries not found (above)"
+      [ -f "$pack/libinfercap-backend-cuda.so" ] &&
+        ldd "$pack/libinfercap-backend-cuda.so" | grep -E "cublas|cudart|stdc" | sed 's/ (0x.*//'
+      ldd "$pack/infercap_tests" "$pack"/lib*.so | grep -E "^/|not found" | grep -B1 "not found" &&
+        log "WARNING: libraries not found (above)"
       if [ "$gpu" = 1 ]; then
         nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
         if [ -x "$pack/cuda_smoke" ]; then

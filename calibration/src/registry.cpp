@@ -1,15 +1,15 @@
 #include "infercap/calibration/registry.hpp"
 
+#include <string_view>
 #include <utility>
 
-namespace infercap::calibration {
+// Set by calibration/CMakeLists.txt: the module backends this build configured, separated by
+// ',' (e.g. "opencl,cuda"), empty when none.
+#ifndef INFERCAP_BACKEND_MODULES_BUILT
+#define INFERCAP_BACKEND_MODULES_BUILT ""
+#endif
 
-#ifdef INFERCAP_HAVE_CUDA
-Backend make_cuda_backend();  // calibration/cuda/
-#endif
-#ifdef INFERCAP_HAVE_OPENCL
-Backend make_opencl_backend();  // calibration/opencl/
-#endif
+namespace infercap::calibration {
 
 void Registry::add(Backend b) {
   for (auto& existing : backends_) {
@@ -33,15 +33,9 @@ std::vector<std::string> Registry::names() const {
   return out;
 }
 
-// One line per backend. CUDA / OpenCL / importers add theirs here, behind their build options.
+// Backends compiled into the program: one line each. Accelerators are modules (below).
 void register_builtin_backends(Registry& r) {
   r.add(make_cpu_backend());
-#ifdef INFERCAP_HAVE_CUDA
-  r.add(make_cuda_backend());
-#endif
-#ifdef INFERCAP_HAVE_OPENCL
-  r.add(make_opencl_backend());
-#endif
 }
 
 const Registry& builtin_registry() {
@@ -51,6 +45,53 @@ const Registry& builtin_registry() {
     return r;
   }();
   return reg;
+}
+
+namespace {
+
+bool built_here(std::string_view name) {
+  std::string_view list = INFERCAP_BACKEND_MODULES_BUILT;
+  while (!list.empty()) {
+    const auto semi = list.find(',');
+    if (list.substr(0, semi) == name) return true;
+    if (semi == std::string_view::npos) break;
+    list.remove_prefix(semi + 1);
+  }
+  return false;
+}
+
+ModuleBackend module_entry(std::string name, std::string title, std::string libraries,
+                           std::string option) {
+  ModuleBackend m;
+  m.file = "libinfercap-backend-" + name + ".so";
+  m.built = built_here(name);
+  m.name = std::move(name);
+  m.title = std::move(title);
+  m.libraries = std::move(libraries);
+  m.option = std::move(option);
+  return m;
+}
+
+}  // namespace
+
+// Module backends: one line each (the folder's CMake builds libinfercap-backend-NAME.so).
+const std::vector<ModuleBackend>& module_backends() {
+  static const std::vector<ModuleBackend> all = {
+      module_entry(
+          "cuda", "CUDA",
+          "libcudart, libcublas and libcublasLt of CUDA 13, and an NVIDIA driver of the 580 "
+          "series or newer",
+          "INFERCAP_WITH_CUDA"),
+      module_entry("opencl", "OpenCL", "libOpenCL (an ICD loader) and an OpenCL driver",
+                   "INFERCAP_WITH_OPENCL"),
+  };
+  return all;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> out = builtin_registry().names();
+  for (const auto& m : module_backends()) out.push_back(m.name);
+  return out;
 }
 
 }  // namespace infercap::calibration

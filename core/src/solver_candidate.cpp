@@ -167,6 +167,16 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
         const SlaTarget* t = sla_target(pool.classes[i].sla, cl.binding_metric);
         if (t == nullptr || !t->set() || cl.binding_ratio <= 1) continue;
         const double v = at_sla(cl, cl.binding_metric);
+        if (!std::isfinite(v)) {
+          // The analytic replica is unstable even at vanishing load: there is no floor to
+          // quote, and an infinite one printed as a figure would mean nothing to a buyer.
+          msg = fmt::format(
+              "{} P{:g} has no finite value even at vanishing load ({}): one "
+              "replica cannot keep up with this class's requests",
+              metric_label(cl.binding_metric), t->percentile, pool.classes[i].name);
+          fix = "a faster device, more TP, or shorter requests";
+          break;
+        }
         const auto [floor_s, limit_s] = seconds_apart(v, t->limit_s);
         msg = fmt::format("{} P{:g} {} exceeds the {} SLA even at vanishing load ({})",
                           metric_label(cl.binding_metric), t->percentile, floor_s, limit_s,

@@ -1,7 +1,13 @@
 #pragma once
-// The explicit backend registry. A backend is one folder (calibration/cpu/, later cuda/, opencl/,
-// import/) plus one line in `register_builtin_backends` (src/registry.cpp); nothing registers
-// itself through static initialisers, which a static library would silently drop.
+// The explicit backend registry. A backend is one folder (calibration/cpu/, cuda/, opencl/,
+// import/) plus one line in src/registry.cpp; nothing registers itself through static
+// initialisers, which a static library would silently drop.
+//
+// Two kinds. Built-in backends (cpu) are compiled into the program. Accelerator backends (cuda,
+// opencl) are loadable modules, libinfercap-backend-NAME.so, opened with dlopen() only when a
+// command asks for one (`calibrate --backend cuda`, `calibrate --list`): the program itself never
+// maps libcudart, libcublas or libOpenCL, so it starts small and runs where they are absent. A
+// module exports one C entry point (backend_module.hpp) that returns its Backend.
 //
 // A backend has a name, a capability check (available, or why not), its kernels (each with its
 // own check: CPUID, OS permission for AMX, device present), and a plan: which kernels at which
@@ -58,9 +64,48 @@ class Registry {
   std::vector<Backend> backends_;
 };
 
-/// The registry with every backend compiled into this build (cpu always; others when built).
+/// The registry of the backends compiled into the program (cpu). Accelerator backends are
+/// modules: list them with `backend_listing`, open one with `load_backend`.
 const Registry& builtin_registry();
 void register_builtin_backends(Registry& r);
+
+/// An accelerator backend shipped as a loadable module.
+struct ModuleBackend {
+  std::string name;       ///< "cuda", "opencl": what `calibrate --backend` takes
+  std::string title;      ///< "CUDA", "OpenCL": for messages
+  std::string file;       ///< "libinfercap-backend-cuda.so"
+  std::string libraries;  ///< what it needs at run time, for the "could not be loaded" message
+  std::string option;     ///< the CMake option that builds it ("INFERCAP_WITH_CUDA")
+  bool built = false;  ///< this build configured the module (it may still be missing at run time)
+};
+
+/// Every module backend infercap knows, whether or not this build made it.
+const std::vector<ModuleBackend>& module_backends();
+
+/// Where modules are looked for, in order: $INFERCAP_BACKEND_DIR (when set), the directory of
+/// the running executable, ../lib/infercap beside it (an installed tree), the configured install
+/// libdir, and the build tree's module directory.
+std::vector<std::string> module_search_dirs();
+
+/// Every backend name, built-in first then modules, without loading any module.
+std::vector<std::string> backend_names();
+
+/// The backend called `name`. Built-ins are returned at once. A module is found in
+/// module_search_dirs() and opened (RTLD_NOW | RTLD_LOCAL) on the first call, then kept for the
+/// life of the process (its Backend's functions live in it); later calls return the same pointer.
+/// Errors, in words for the user: an unknown name (listing the known ones), a module that was not
+/// found (naming the directories searched, and the CMake option when this build did not make it),
+/// and a module that could not be loaded ("the CUDA backend module could not be loaded: <dlerror>",
+/// e.g. libcudart or libcublas missing, or a module from another build).
+Result<const Backend*> load_backend(const std::string& name);
+
+/// The first `dirs` entry holding `m.file`, or the "was not found in ..." error load_backend gives.
+Result<std::string> find_backend_module(const ModuleBackend& m,
+                                        const std::vector<std::string>& dirs);
+
+/// Opens the module at `path` and returns its Backend (not cached; for tests and `load_backend`).
+/// `title` names the backend in the error message.
+Result<const Backend*> load_backend_module(const std::string& path, const std::string& title);
 
 /// The CPU backend (calibration/cpu/).
 Backend make_cpu_backend();
