@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_examples.hpp"
 #include "infercap/solver.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/scenario.hpp"
@@ -16,7 +17,7 @@ using namespace infercap;
 
 namespace {
 
-const std::string kData = std::string(INFERCAP_SOURCE_DIR) + "/data";
+using bench::kData;
 
 PlanInputs load(const std::string& example) {
   spec::Diagnostics diags;
@@ -83,33 +84,18 @@ BENCHMARK(BM_EvaluateCandidate)->Unit(benchmark::kMicrosecond);
 void BM_PlanExample(benchmark::State& state, const std::string& example) {
   for (auto _ : state) {
     spec::Diagnostics diags;
-    const spec::Catalog cat = spec::Catalog::load(kData, diags);
-    auto sc = spec::load_scenario(kData + "/examples/" + example + ".yaml", kData, diags);
-    if (!sc) {
+    auto ex = bench::load_example(example, diags);
+    if (!ex) {
       state.SkipWithError(diags.format().c_str());
       return;
     }
-    auto in = spec::to_plan_inputs(*sc, cat, diags);
-    if (!in) {
-      state.SkipWithError(diags.format().c_str());
-      return;
-    }
-    auto plan = solve(*in);
+    auto plan = solve(ex->inputs);
     benchmark::DoNotOptimize(plan);
   }
 }
 
 const bool kExamplesRegistered = [] {
-  namespace fs = std::filesystem;
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(kData + "/examples")) {
-    const std::string f = e.path().filename().string();
-    const std::string suffix = ".yaml";
-    if (f.size() > suffix.size() && f.ends_with(suffix) && f.find(".stack.") == std::string::npos)
-      names.push_back(f.substr(0, f.size() - suffix.size()));
-  }
-  std::sort(names.begin(), names.end());
-  for (const auto& n : names) {
+  for (const auto& n : bench::example_names()) {
     benchmark::RegisterBenchmark(("PlanExample/" + n).c_str(), BM_PlanExample, n)
         ->Unit(benchmark::kMillisecond);
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_examples.hpp"
 #include "infercap/report/build.hpp"
 #include "infercap/report/render.hpp"
 #include "infercap/spec/catalog.hpp"
@@ -20,28 +21,20 @@ using namespace infercap;
 
 namespace {
 
-const std::string kData = std::string(INFERCAP_SOURCE_DIR) + "/data";
-
 void BM_Report(benchmark::State& state, const std::string& example, const std::string& ext) {
   const std::string out = "/tmp/infercap-bench-report" + ext;
   for (auto _ : state) {
     spec::Diagnostics diags;
-    const spec::Catalog cat = spec::Catalog::load(kData, diags);
-    auto sc = spec::load_scenario(kData + "/examples/" + example + ".yaml", kData, diags);
-    if (!sc) {
+    auto ex = bench::load_example(example, diags);
+    if (!ex) {
       state.SkipWithError(diags.format().c_str());
       return;
     }
-    auto in = spec::to_plan_inputs(*sc, cat, diags);
-    if (!in) {
-      state.SkipWithError(diags.format().c_str());
-      return;
-    }
-    auto plan = solve(*in);
+    auto plan = solve(ex->inputs);
     report::ReportOptions o;
-    o.description = sc->description;
+    o.description = ex->description;
     o.accuracy = {0.072, 0.145, "docs/validation.md"};
-    const report::Document d = report::build_document(*in, *plan, o);
+    const report::Document d = report::build_document(ex->inputs, *plan, o);
     auto w = report::render_to_path(d, out);
     if (!w) state.SkipWithError(w.error().message.c_str());
   }
@@ -52,43 +45,28 @@ void BM_Report(benchmark::State& state, const std::string& example, const std::s
 // plan, so a regression can be told from one in the solve or a renderer.
 void BM_ReportDocument(benchmark::State& state, const std::string& example) {
   spec::Diagnostics diags;
-  const spec::Catalog cat = spec::Catalog::load(kData, diags);
-  auto sc = spec::load_scenario(kData + "/examples/" + example + ".yaml", kData, diags);
-  if (!sc) {
+  auto ex = bench::load_example(example, diags);
+  if (!ex) {
     state.SkipWithError(diags.format().c_str());
     return;
   }
-  auto in = spec::to_plan_inputs(*sc, cat, diags);
-  if (!in) {
-    state.SkipWithError(diags.format().c_str());
-    return;
-  }
-  auto plan = solve(*in);
+  auto plan = solve(ex->inputs);
   if (!plan) {
     state.SkipWithError(plan.error().message.c_str());
     return;
   }
   report::ReportOptions o;
-  o.description = sc->description;
+  o.description = ex->description;
   o.accuracy = {0.072, 0.145, "docs/validation.md"};
   for (auto _ : state) {
-    report::Document d = report::build_document(*in, *plan, o);
+    report::Document d = report::build_document(ex->inputs, *plan, o);
     benchmark::DoNotOptimize(d);
   }
 }
 
 // Registered from the examples folder, so a new example is benchmarked without an edit here.
 const bool kRegistered = [] {
-  namespace fs = std::filesystem;
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(kData + "/examples")) {
-    const std::string f = e.path().filename().string();
-    const std::string suffix = ".yaml";
-    if (f.size() > suffix.size() && f.ends_with(suffix) && f.find(".stack.") == std::string::npos)
-      names.push_back(f.substr(0, f.size() - suffix.size()));
-  }
-  std::sort(names.begin(), names.end());
-  for (const auto& n : names) {
+  for (const auto& n : bench::example_names()) {
     benchmark::RegisterBenchmark(("ReportDocument/" + n).c_str(), BM_ReportDocument, n)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
