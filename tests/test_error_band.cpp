@@ -131,4 +131,17 @@ TEST_CASE("error bands: the recommended fleet's devices across the measured erro
   CHECK_FALSE(b[1].has_rows);
   CHECK_THAT(describe(b[1]), Catch::Contains("no band"));
   CHECK(fleet_error_band_lines(f, five()) == describe(b[0]) + "\n" + describe(b[1]) + "\n");
+
+  SECTION("a part of a shared pool (staged growth) moves its own count, not the pool's") {
+    FleetChoice g;
+    CandidateRow part = f.parts[0];
+    part.design_qps = 100;  // the pool's load; this part's 4 replicas carry 4 x 3 = 12 of it
+    g.parts.push_back(part);
+    const auto s = fleet_error_band(g, five());
+    REQUIRE(s[0].available);
+    // Carried 12 req/s at 3 per replica: ceil(4 x 0.84) = 4 and ceil(4 x 1.16) = 5, 2 devices each
+    // (sizing the pool's 100 req/s would say 56-78).
+    CHECK(s[0].low == 8);
+    CHECK(s[0].high == 10);
+  }
 }

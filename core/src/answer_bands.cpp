@@ -1,6 +1,7 @@
 #include "infercap/answer_bands.hpp"
 
 #include <fmt/core.h>
+#include <algorithm>
 
 namespace infercap {
 
@@ -39,7 +40,12 @@ std::vector<PartErrorBand> fleet_error_band(const FleetChoice& fleet,
     e.note = b.note;
     e.has_rows = b.available;
     const int per_replica = p.replicas > 0 ? p.devices / p.replicas : 1;
-    const ReplicaBand r = replica_band(p.design_qps, p.max_qps_per_replica, p.replicas, b);
+    // A part carries at most what its replicas can: in a staged or mixed fleet the pool's design
+    // load is shared, and the band must move the part's own count, not size the whole pool on it.
+    const double carried = p.replicas > 0 && p.max_qps_per_replica > 0
+                               ? std::min(p.design_qps, p.replicas * p.max_qps_per_replica)
+                               : p.design_qps;
+    const ReplicaBand r = replica_band(carried, p.max_qps_per_replica, p.replicas, b);
     if (b.available && r.available) {
       e.available = true;
       e.low = r.low * per_replica;
