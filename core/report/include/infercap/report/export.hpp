@@ -21,7 +21,7 @@ struct ExportRequest {
   bool sensitivity = true;
   std::string description;  ///< the scenario's description (user text)
   std::string spec_file;    ///< the scenario file named in the provenance section (user text)
-  bool force = false;  ///< write over a symbolic link or a read-only file (--force)
+  bool force = false;       ///< write over a symbolic link or a read-only file (--force)
 };
 
 /// The currency the report shows money in as a code: `r.currency`, else "CNY" for zh, else ""
