@@ -128,9 +128,10 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
     // together with the dot loop's overlap it runs off to infinity (either can explain a slow
     // few-thread decode), so it is fitted only when no row has a measured per-core rate.
     bool measured_per_core = false;
-    for (const auto& c : cases)
+    for (const auto& c : cases) {
       measured_per_core = measured_per_core ||
                           (c.hardware.cpu && c.hardware.cpu->per_core_bandwidth_bytes_per_s > 0);
+    }
     if (few_threads && !measured_per_core) p.push_back(StackParam::core_bandwidth_bytes_per_s);
     if (has_prefill && has_native) p.push_back(StackParam::gemm_compute_fraction);
     if (has_prefill && has_quant && !amx_prefill)

@@ -173,9 +173,10 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
   o += fmt::format("  cores: {}\n  threads_per_core: {}\n  numa_nodes_per_socket: {}\n", c.cores,
                    c.threads_per_core, c.numa_nodes_per_socket);
   if (c.base_clock_hz > 0) o += fmt::format("  base_clock_hz: {:.6g}\n", c.base_clock_hz);
-  if (c.per_core_bandwidth_bytes_per_s > 0)
+  if (c.per_core_bandwidth_bytes_per_s > 0) {
     o +=
         fmt::format("  per_core_bandwidth_bytes_per_s: {:.6g}\n", c.per_core_bandwidth_bytes_per_s);
+  }
   std::string isa;
   auto add = [&](bool on, const char* n) {
     if (on) isa += (isa.empty() ? "" : ", ") + std::string(n);
