@@ -85,10 +85,11 @@ Result<const Backend*> load_backend_module(const std::string& path, const std::s
   dlerror();
   void* sym = dlsym(handle, INFERCAP_BACKEND_ENTRY_SYMBOL);
   if (sym == nullptr) {
-    const char* why = dlerror();
+    // Copied before dlclose, which frees the string dlerror() returned (ASan saw the read).
+    const char* err = dlerror();
+    const std::string why = err != nullptr ? err : "not a backend module";
     dlclose(handle);  // nothing of it is in use yet
-    return Error{what + path + " has no " + INFERCAP_BACKEND_ENTRY_SYMBOL + " (" +
-                 (why != nullptr ? why : "not a backend module") + ")"};
+    return Error{what + path + " has no " + INFERCAP_BACKEND_ENTRY_SYMBOL + " (" + why + ")"};
   }
   BackendModuleEntry entry = nullptr;
   static_assert(sizeof(entry) == sizeof(sym));

@@ -227,7 +227,10 @@ CandidateRow evaluate(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     // engine admits no more than its batch cap and what the KV cache holds; the rest wait in
     // the queue, holding nothing, and the capacity above already counts that wait.
     const int fit = e.perf->max_batch(r.context_tokens, e.cfg.max_batched_tokens);
-    const int little = std::max(1, static_cast<int>(std::ceil(r.sequences_in_flight - 1e-9)));
+    // An unstable replica has no finite queue: count it at the ceiling before the int cast.
+    const double in_flight =
+        std::isfinite(r.sequences_in_flight) ? std::min(r.sequences_in_flight, 1e9) : 1e9;
+    const int little = std::max(1, static_cast<int>(std::ceil(in_flight - 1e-9)));
     const int held = std::max(1, std::min({little, fit, max_seqs}));
     const MemoryReport mc = e.perf->memory(held, r.context_tokens, e.cfg.max_batched_tokens);
     for (auto& c : r.constraints) {
