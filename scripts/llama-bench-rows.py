@@ -194,7 +194,7 @@ def main():
                                      f"({r.get('build_number')}); llama-bench mean of {a.reps} reps, sd {r['stddev_ts']:.3g} t/s;"
                                      f" repeat {rep + 1}/{repeats}; random weights of the catalog shape written by "
                                      f"scripts/gguf-random-model.py{' (SMOKE TEST: shape reduced)' if smoke else ''}; "
-                                     f"command: {shlex.join(cmd)}")
+                                     f"command: {shown_command(cmd, a.work)}")
                             rows.append({
                                 "source": f"measurement: scripts/llama-bench-rows.py on {platform.node()} ({when})",
                                 "hardware": a.hardware, "hw_count": 1, "mem_bw_gbs": "", "model": name,
@@ -206,6 +206,14 @@ def main():
                         write_rows(a, rows)  # after every call: an interruption loses nothing
     write_rows(a, rows)
     print(f"wrote {a.out}: {len(rows)} rows")
+
+
+def shown_command(cmd, work):
+    """The command as the rows record it: llama-bench by name and the model relative to the work
+    folder (WORK), so no machine's absolute paths land in committed data."""
+    shown = ["llama-bench"] + [("WORK/" + os.path.relpath(x, work)) if os.path.isabs(x) and
+                               x.startswith(os.path.abspath(work)) else x for x in cmd[1:]]
+    return shlex.join(shown)
 
 
 def write_rows(a, rows):
