@@ -250,12 +250,12 @@ int run_calibrate(const CalibrateArgs& a) {
     const std::string name =
         new_name.empty() ? measured_hardware_name(r.machine.cpu_model) : new_name;
     const HardwareSpec measured = measured_cpu_hardware(r, profile, name, cpu_mhz_from_proc());
-
-    const double mhz = cpu_mhz_from_proc();
+    // The note follows what the entry holds: derived peaks when it has a clock.
     const std::string peak_note =
-        mhz > 0 ? measured_cpu_peak_rule(r.machine.vendor, r.machine.flags).why
-                : "no base clock in /proc/cpuinfo: the calibration kernels' achieved rates, scaled "
-                  "from their threads to the socket's cores, stand in for peaks";
+        measured.cpu->base_clock_hz > 0
+            ? measured_cpu_peak_rule(r.machine.vendor, r.machine.flags).why
+            : "no base clock in /proc/cpuinfo: the calibration kernels' achieved rates, scaled "
+              "from their threads to the socket's cores, stand in for peaks";
     hw_yaml = hardware_to_yaml(measured, profile.provenance, peak_note);
     hw_path = a.hardware_out;
     if (hw_path.empty() && !a.output.empty()) {
