@@ -256,11 +256,24 @@ int run_calibrate(const CalibrateArgs& a) {
             ? measured_cpu_peak_rule(r.machine.vendor, r.machine.flags).why
             : "no base clock in /proc/cpuinfo: the calibration kernels' achieved rates, scaled "
               "from their threads to the socket's cores, stand in for peaks";
-    hw_yaml = hardware_to_yaml(measured, profile.provenance, peak_note);
+    const double proc_mhz = cpu_mhz_from_proc();
+    const std::string clock_note =
+        r.machine.core_clock_hz > 0
+            ? fmt::format("measured: one thread's clock from a chain of dependent integer adds "
+                          "(one per cycle on every x86-64 core), {:.3g} GHz; /proc/cpuinfo says "
+                          "{:.0f} MHz{}",
+                          r.machine.core_clock_hz / 1e9, proc_mhz,
+                          r.machine.virtualized ? " (a virtual machine's TSC rate)" : "")
+            : "";
+    hw_yaml = hardware_to_yaml(measured, profile.provenance, peak_note, clock_note);
     hw_path = a.hardware_out;
     if (hw_path.empty() && !a.output.empty()) {
       std::filesystem::path o(a.output);
-      hw_path = (o.parent_path() / (o.stem().string() + ".hardware.yaml")).string();
+      // x.profile.yaml -> x.hardware.yaml (not x.profile.hardware.yaml)
+      std::string stem = o.stem().string();
+      if (stem.size() > 8 && stem.compare(stem.size() - 8, 8, ".profile") == 0)
+        stem.resize(stem.size() - 8);
+      hw_path = (o.parent_path() / (stem + ".hardware.yaml")).string();
     }
     if (!hw_path.empty()) {
       // The profile names the entry by file, relative to the profile's folder when beside it.

@@ -108,7 +108,9 @@ HardwareSpec measured_cpu_hardware(const calibration::RunResult& run, const Cali
   c.cores = std::max(1, m.cores / sockets);
   c.threads_per_core = m.cores > 0 ? std::max(1, m.pus / m.cores) : 1;
   c.numa_nodes_per_socket = std::max(1, m.numa_nodes / sockets);
-  c.base_clock_hz = cpu_mhz * 1e6;
+  // The measured clock where the probe ran (a VM's "cpu MHz" is its host's TSC rate: 2.6 GHz on
+  // a Zen 5 guest whose cores run at 3.6), else what /proc/cpuinfo says.
+  c.base_clock_hz = m.core_clock_hz > 0 ? m.core_clock_hz : cpu_mhz * 1e6;
   // The model reads a CPU's bandwidth at N threads as bw x (1 - exp(-N x per_core / bw)); with
   // the fit's asymptote as bw, per_core = asymptote / n0 makes that curve the fitted one, so the
   // entry alone predicts the measured read rate at every thread count (on a 2-core VM the
@@ -142,7 +144,7 @@ HardwareSpec measured_cpu_hardware(const calibration::RunResult& run, const Cali
 }
 
 std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
-                             const std::string& peak_note) {
+                             const std::string& peak_note, const std::string& clock_note) {
   std::string o;
   o += "# Written by `infercap calibrate` for a machine the catalog does not know. Memory, cache,\n"
        "# topology and bandwidth are measured; the compute peaks are derived from the CPUID flags\n"
@@ -205,13 +207,20 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
            peak_note)) +
        "\n";
   o += "  - fields: [memory_bytes, cache_bytes, devices_per_server, cpu.cores, "
-       "cpu.threads_per_core, cpu.numa_nodes_per_socket, cpu.base_clock_hz, cpu.isa]\n";
+       "cpu.threads_per_core, cpu.numa_nodes_per_socket, cpu.isa]\n";
   o += "    ref: " +
        yaml_quote(fmt::format("measurement: machine probe of the same run on {} (/proc/meminfo, "
-                              "hwloc, CPUID, /proc/cpuinfo cpu MHz)",
+                              "hwloc, CPUID)",
                               prov.host)) +
        "\n";
   o += "    date: " + yaml_quote(prov.date.substr(0, 10)) + "\n";
+  o += "  - fields: [cpu.base_clock_hz]\n";
+  o += "    ref: " + yaml_quote(fmt::format("measurement: machine probe of the same run on {}", prov.host)) +
+       "\n";
+  o += "    date: " + yaml_quote(prov.date.substr(0, 10)) + "\n";
+  o += "    note: " +
+       yaml_quote(clock_note.empty() ? "/proc/cpuinfo cpu MHz of the first CPU" : clock_note) +
+       "\n";
   return o;
 }
 

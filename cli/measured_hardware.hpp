@@ -13,7 +13,8 @@
 namespace infercap::cli {
 
 /// The measured machine as one CPU socket: cores, threads, NUMA nodes, memory and last-level
-/// cache from the machine probe; the clock from /proc/cpuinfo (`cpu_mhz`, 0 = unknown); the ISA
+/// cache from the machine probe; the clock the probe measured (MachineInfo::core_clock_hz), else
+/// /proc/cpuinfo's (`cpu_mhz`, 0 = unknown); the ISA
 /// from CPUID; memory bandwidth from the profile's fitted curve (asymptote, and per core the
 /// asymptote / n0). The dense compute table holds peaks derived like a datasheet's (cores x base
 /// clock x measured_cpu_peak_rule), so the stacks' fractions of peak mean the same here as on a
@@ -34,9 +35,10 @@ PeakRule measured_cpu_peak_rule(const std::string& vendor, const std::string& fl
 
 /// The entry as catalog YAML (data/hardware schema). Every figure is covered by one source whose
 /// ref names the measurement (machine, host, date, commit, command); `peak_note` says how the
-/// dense compute table was derived.
+/// dense compute table was derived, `clock_note` where cpu.base_clock_hz came from (empty: from
+/// /proc/cpuinfo).
 std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
-                             const std::string& peak_note);
+                             const std::string& peak_note, const std::string& clock_note = "");
 
 /// A lowercase catalog name from a CPU model string: "Intel(R) Xeon(R) Processor" ->
 /// "measured-intel-xeon-processor".

@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "../calibration/cpu/clock.hpp"
 #include "../calibration/cpu/cpuid.hpp"
 #include "../calibration/cpu/matmul.hpp"
 #include "infercap/calibration/fit.hpp"
 #include "infercap/calibration/harness.hpp"
+#include "infercap/calibration/provenance.hpp"
 #include "infercap/calibration/registry.hpp"
 #include "infercap/calibration/run.hpp"
 #include "infercap/perf.hpp"
@@ -519,4 +521,22 @@ TEST_CASE("a profile's GEMV rate sets the model's weight-streaming rate", "[cali
     REQUIRE(slow.ok());
     CHECK(slow->rates().weight_bw == Approx(plain->rates().weight_bw));
   }
+}
+
+TEST_CASE("the core clock probe reads a plausible clock that the machine probe records", "[calib]") {
+#if defined(__x86_64__)
+  // One dependent ADD retires per cycle, so adds / s is the clock: every x86-64 part of the last
+  // 25 years runs between 0.2 and 10 GHz (the probe's own plausibility window, which returns 0
+  // outside it), and no shipping part sustains more than 6.2 GHz.
+  const double hz = calibration::cpu::measure_core_clock_hz();
+  CHECK(hz > 0.2e9);
+  CHECK(hz < 6.5e9);
+  const calibration::MachineInfo m = calibration::probe_machine();
+  CHECK(m.core_clock_hz > 0.2e9);
+  // Two probes of one machine, on a shared core, agree within a factor of two (the best of
+  // eight runs discards the slices a neighbour took).
+  CHECK(m.core_clock_hz / hz == Approx(1.0).margin(0.5));
+#else
+  CHECK(calibration::cpu::measure_core_clock_hz() == 0);
+#endif
 }

@@ -75,6 +75,23 @@ TEST_CASE("calibrate's entry for an unknown machine loads back, every figure mea
   CHECK(back->cpu->memory_channels == 0);  // a VM cannot see them: omitted, not invented
   CHECK(cli::measured_hardware_name("Intel(R) Xeon(R) Processor") ==
         "measured-intel-xeon-processor");
+  SECTION("a measured core clock replaces /proc/cpuinfo's and is sourced as measured") {
+    // A VM's "cpu MHz" is its host's TSC rate (2600); the probe's add chain read 3.6 GHz, so
+    // the fp32 peak is 2 cores x 3.6 GHz x 64 FLOP/cycle = 460.8 GFLOP/s, not 332.8.
+    calibration::RunResult run = fake_run();
+    run.machine.core_clock_hz = 3.6e9;
+    const HardwareSpec m = cli::measured_cpu_hardware(run, p, "my-vm", 2600);
+    CHECK(m.cpu->base_clock_hz == Approx(3.6e9));
+    CHECK(at(m.dense_flops_per_s, ComputeType::fp32) == Approx(2 * 3.6e9 * 64));
+    const std::string yaml = cli::hardware_to_yaml(m, p.provenance, note, "measured: 3.6 GHz");
+    CHECK(yaml.find("fields: [cpu.base_clock_hz]") != std::string::npos);
+    CHECK(yaml.find("measured: 3.6 GHz") != std::string::npos);
+    spec::Diagnostics d2;
+    const auto back2 = spec::load_hardware(spec::parse_text(yaml, "measured.yaml", d2), d2);
+    INFO(yaml);
+    REQUIRE_FALSE(d2.has_errors());
+    CHECK(back2->cpu->base_clock_hz == Approx(3.6e9));
+  }
   SECTION("without a clock the achieved rates stand in, scaled from 1 thread to 2 cores") {
     const HardwareSpec n = cli::measured_cpu_hardware(fake_run(), p, "my-vm", 0);
     CHECK(at(n.dense_flops_per_s, ComputeType::fp32) == Approx(120e9));

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "../cpu/clock.hpp"
 #include "../cpu/cpuid.hpp"
 #include "../cpu/thread_team.hpp"
 
@@ -71,6 +72,7 @@ MachineInfo probe_machine() {
   m.vendor = isa.vendor;
   m.flags = cpu::isa_flags();
   m.virtualized = isa.hypervisor;
+  m.core_clock_hz = cpu::measure_core_clock_hz();
   hwloc_topology_t t = cpu::topology();
   m.sockets = std::max(1, hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE));
   m.cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
@@ -112,7 +114,8 @@ Provenance make_provenance(const MachineInfo& m, const std::string& command) {
     << "; threads=" << m.pus << "; numa_nodes=" << m.numa_nodes
     << "; memory_bytes=" << m.memory_bytes << "; l1d_bytes=" << m.l1d_bytes
     << "; l2_bytes=" << m.l2_bytes << "; llc_bytes=" << m.llc_bytes
-    << "; virtualized=" << (m.virtualized ? "yes" : "no") << "; flags=" << m.flags;
+    << "; virtualized=" << (m.virtualized ? "yes" : "no") << "; core_clock_hz=" << m.core_clock_hz
+    << "; flags=" << m.flags;
   p.notes = n.str();
   return p;
 }

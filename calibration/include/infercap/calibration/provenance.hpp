@@ -21,10 +21,13 @@ struct MachineInfo {
   std::string kernel;                                 ///< uname -sr
   std::string hostname;
   bool virtualized = false;  ///< CPUID hypervisor bit
+  /// One thread's measured clock (cpu/clock.hpp: a dependent-add chain), Hz; 0 where not
+  /// measured. /proc/cpuinfo's "cpu MHz" is a VM's TSC rate or an idle core's snapshot.
+  double core_clock_hz = 0;
 };
 
-/// Reads /proc/cpuinfo, /proc/meminfo, uname, CPUID and hwloc. Never fails: unknown fields stay
-/// empty or 0.
+/// Reads /proc/cpuinfo, /proc/meminfo, uname, CPUID and hwloc, and times the core clock (about
+/// 0.2 s). Never fails: unknown fields stay empty or 0.
 MachineInfo probe_machine();
 
 /// Fills a Provenance for a run started by `command` (the argv joined). The commit comes from
