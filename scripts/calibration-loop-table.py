@@ -38,8 +38,8 @@ def main():
             kind = "prefill" if r["metric"].startswith("prefill") else "decode"
             key = (r["model"], r["precision"], int(r["threads"] or 0), kind)
             groups[key].append((float(r["value"]), fitted[r["id"]], without[r["id"]]))
-    print("| model | weights | threads | pp512 measured | predicted | error | without these rows |"
-          " tg128 measured (mean of repeats) | predicted | error | without these rows |")
+    print("| model | weights | threads | pp512 measured | predicted | error | without this machine's rows |"
+          " tg128 measured (mean of repeats) | predicted | error | without this machine's rows |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     within = {"prefill": [0, 0], "decode": [0, 0]}
     for model, prec, threads in sorted({k[:3] for k in groups}):

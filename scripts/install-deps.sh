@@ -7,7 +7,7 @@ PKGS=(build-essential cmake pkg-config libeigen3-dev libyaml-cpp-dev libfmt-dev 
       libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth
       libcairo2-dev libxlsxwriter-dev fonts-noto-cjk poppler-utils unzip
       fonts-dejavu-core fonts-wqy-zenhei
-      clang-14 libclang-rt-14-dev)
+      clang-14 libclang-rt-14-dev libomp-14-dev)
 # The report (core/report): cairo for the PDF, libxlsxwriter for the XLSX, Noto CJK so Chinese
 # PDFs render with an embedded Debian font; poppler-utils (pdfinfo, pdftotext, pdffonts) and unzip
 # are what the report tests read the PDF and XLSX with. The GUI: stb (PNG screenshots), DejaVu

@@ -9,9 +9,17 @@ cd "$(dirname "$0")/.."
 BIN=${INFERCAP:-build/cli/infercap}
 B=${BENCHMARKS:-../shared/benchmarks}
 M=data/measurements
-# Local llama-bench ground truth (scripts/llama-bench-rows.py) on the 2-core Xeon VM; its rows
-# name the entry `infercap calibrate` wrote for it, which the profile maps them to.
-VM=(-i "$M/xeon-amx-vm-2c-llamabench.csv" --calibration data/calibration/xeon-amx-vm-2c.profile.yaml)
+# Local llama-bench ground truth (scripts/llama-bench-rows.py) on two 2-core VMs, a Xeon with
+# AMX (llama.cpp built without it) and an EPYC Zen 5; their rows name the entries `infercap
+# calibrate` wrote for them, which the profiles map them to.
+MACHINES=(xeon-amx-vm-2c epyc-zen5-vm-2c)
+PROFILES=(--calibration)
+VM=()
+for h in "${MACHINES[@]}"; do
+  VM+=(-i "$M/$h-llamabench.csv")
+  PROFILES+=("data/calibration/$h.profile.yaml")
+done
+VM+=("${PROFILES[@]}")
 IN=(-i "$B/llamacpp-gpu-benchmarks.csv" -i "$B/seed-claims.csv" -i "$M/cpu-llamacpp-public.csv" "${VM[@]}")
 CPU=(-i "$M/cpu-llamacpp-public.csv" -i "$B/seed-claims.csv" "${VM[@]}")
 SERVE=(-i "$M/serving-public.csv" -i "$M/vllm-static-public.csv" -i "$M/pytorch-public.csv")
@@ -40,10 +48,25 @@ sed -i -e 's/^    dot_memory_overlap: .*/    dot_memory_overlap: 0.5/' \
   -e 's/^    quantised_dot_fraction: .*/    quantised_dot_fraction: 0.07955/' "$LODO/stacks/llama.cpp.yaml"
 "$BIN" validate -i "$B/llamacpp-gpu-benchmarks.csv" -i "$M/cpu-llamacpp-public.csv" --fit llama.cpp \
   --write "$LODO/stacks/llama.cpp.yaml" >/dev/null
-"$BIN" validate "${VM[@]}" -f csv >"$LODO/fitted.csv"
-"$BIN" validate --data "$LODO" "${VM[@]}" -f csv >"$LODO/without.csv"
-LOOP=$(python3 scripts/calibration-loop-table.py "$M/xeon-amx-vm-2c-llamabench.csv" \
-  "$LODO/fitted.csv" "$LODO/without.csv")
+# The calibration loop per machine: the committed stack, and one fitted without that machine's
+# own rows (the public rows and the other machine's): what a user's new machine gets.
+LOOP=""
+for h in "${MACHINES[@]}"; do
+  OTHER=()
+  for o in "${MACHINES[@]}"; do [ "$o" = "$h" ] || OTHER+=(-i "$M/$o-llamabench.csv"); done
+  D="$LODO/without-$h"
+  mkdir -p "$D" && cp -r data/. "$D"
+  sed -i -e 's/^    dot_memory_overlap: .*/    dot_memory_overlap: 0.5/' \
+    -e 's/^    dot_fraction: .*/    dot_fraction: 0.5/' \
+    -e 's/^    quantised_dot_fraction: .*/    quantised_dot_fraction: 0.07955/' "$D/stacks/llama.cpp.yaml"
+  "$BIN" validate -i "$B/llamacpp-gpu-benchmarks.csv" -i "$M/cpu-llamacpp-public.csv" "${OTHER[@]}" \
+    "${PROFILES[@]}" --fit llama.cpp --write "$D/stacks/llama.cpp.yaml" >/dev/null
+  "$BIN" validate -i "$M/$h-llamabench.csv" "${PROFILES[@]}" -f csv >"$D/fitted.csv"
+  "$BIN" validate --data "$D" -i "$M/$h-llamabench.csv" "${PROFILES[@]}" -f csv >"$D/without.csv"
+  LOOP+="#### $h"$'\n\n'
+  LOOP+=$(python3 scripts/calibration-loop-table.py "$M/$h-llamabench.csv" "$D/fitted.csv" "$D/without.csv")
+  LOOP+=$'\n\n'
+done
 {
   echo "# Validation against public measurements"
   echo
@@ -80,9 +103,11 @@ LOOP=$(python3 scripts/calibration-loop-table.py "$M/xeon-amx-vm-2c-llamabench.c
   echo "format (\`docs/model.md\`, CPU kernels): Q4_0/Q8_0 meet Q8 activations in VNNI or AVX2"
   echo "integer dot products, prefill in tiled kernels, decode in a dot loop whose issue rate limits"
   echo "few-thread runs, partly hidden under its loads (\`dot_memory_overlap\`). Fitted on the public"
-  echo "CPU rows and the llama-bench ground truth measured here (\`data/measurements/xeon-amx-vm-2c-llamabench.csv\`,"
-  echo "2-core Xeon VM, llama.cpp built without AMX, 1 and 2 threads); leave-one-device-out refits"
-  echo "without each CPU and predicts it: the error to expect on a CPU with no rows."
+  echo "CPU rows and the llama-bench ground truth measured on two 2-core VMs"
+  echo "(\`data/measurements/xeon-amx-vm-2c-llamabench.csv\`, a Xeon with llama.cpp built without AMX;"
+  echo "\`data/measurements/epyc-zen5-vm-2c-llamabench.csv\`, an EPYC Zen 5; 1 and 2 threads);"
+  echo "leave-one-device-out refits without each CPU and predicts it: the error to expect on a CPU"
+  echo "with no rows."
   echo
   echo '```'
   "$BIN" validate "${CPU[@]}" --fit llama.cpp --cross-validate | grep -v '^gpu'
@@ -104,12 +129,13 @@ LOOP=$(python3 scripts/calibration-loop-table.py "$M/xeon-amx-vm-2c-llamabench.c
   echo
   "$BIN" validate --data "$LODO" "${VM[@]}" --summary-only -f md
   echo
-  echo "### The calibration loop on this machine"
+  echo "### The calibration loop on the two machines"
   echo
-  echo "\`infercap calibrate --quick\` on the VM (\`data/calibration/xeon-amx-vm-2c.*\`), then"
+  echo "\`infercap calibrate --quick\` on each VM (\`data/calibration/<machine>.*\`), then"
   echo "\`predict --calibration\` for llama.cpp against \`llama-bench\` at 1 and 2 threads (targets:"
-  echo "decode within 15%, prefill within 25%). \"without these rows\": the stack fitted on the public"
-  echo "rows only, the honest figure for a machine whose own llama-bench rows are not in the fit."
+  echo "decode within 15%, prefill within 25%). \"without this machine's rows\": the stack fitted on the"
+  echo "public rows and the other machine's, the honest figure for a machine whose own llama-bench"
+  echo "rows are not in the fit."
   echo
   echo "$LOOP"
   echo

@@ -95,14 +95,33 @@ TEST_CASE("kernel peaks follow the vector datapath: ratios to the fp32 FMA rate"
   const HardwareSpec x = amx_cpu();
   CHECK(cpu_kernel_ops_per_cycle(x, CpuKernel::amx_int8) == Approx(2048));
   CHECK(cpu_kernel_ops_per_cycle(x, CpuKernel::amx_bf16) == Approx(1024));
-  // Two AVX-512 FMA units (f = 64): fp32 and BF16 use the zmm width, ggml's integer dot code
-  // stays on ymm, so VNNI is 4 x min(f, 32) = 128 and VPMADDUBSW 2 x 32 = 64, not 256 / 128.
+  // Two AVX-512 FMA units on an Intel core (f = 64): fp32 uses both zmm ports; VDPBF16PS and the
+  // integer multiplies issue on port 0 alone (w = min(f, 32) = 32), and ggml's integer dot code
+  // is ymm anyway: BF16 2 w = 64, VNNI 4 w = 128, VPMADDUBSW 2 x 32 = 64, the repacked Q4 zmm
+  // kernels 4 w = 128 - not 128 / 256 / 128 / 256.
   HardwareSpec wide = x;
+  wide.vendor = "intel";
   at(wide.dense_flops_per_s, ComputeType::fp32) = 16 * 4e9 * 64;
   CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::fp32_fma) == Approx(64));
-  CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::bf16_dot) == Approx(128));
+  CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::bf16_dot) == Approx(64));
   CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::int8_vnni) == Approx(128));
   CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::int8_maddubs) == Approx(64));
+  CHECK(cpu_kernel_ops_per_cycle(wide, CpuKernel::int8_repack) == Approx(128));
+  // Zen 5 (AMD, f = 64): two full 512-bit pipes for every multiply, w = f = 64. The repacked
+  // kernels are zmm code: 4 x 64 = 256; BF16 2 x 64 = 128; the ymm dot code stays 4 x 32 = 128.
+  HardwareSpec zen5 = wide;
+  zen5.vendor = "amd";
+  zen5.cpu->amx = false;
+  CHECK(cpu_kernel_ops_per_cycle(zen5, CpuKernel::int8_repack) == Approx(256));
+  CHECK(cpu_kernel_ops_per_cycle(zen5, CpuKernel::bf16_dot) == Approx(128));
+  CHECK(cpu_kernel_ops_per_cycle(zen5, CpuKernel::int8_vnni) == Approx(128));
+  // Zen 4 (AMD, f = 32: zmm in two 256-bit halves): w = 32, the repacked kernels 4 x 32.
+  HardwareSpec zen4 = zen5;
+  at(zen4.dense_flops_per_s, ComputeType::fp32) = 16 * 4e9 * 32;
+  CHECK(cpu_kernel_ops_per_cycle(zen4, CpuKernel::int8_repack) == Approx(128));
+  CHECK(cpu_kernel_ops_per_cycle(zen4, CpuKernel::bf16_dot) == Approx(64));
+  // AVX2 only: the repacked kernels are VPMADDUBSW ymm, 2 x 32.
+  CHECK(cpu_kernel_ops_per_cycle(a, CpuKernel::int8_repack) == Approx(64));
   HardwareSpec no_clock = a;
   no_clock.cpu->base_clock_hz = 0;
   CHECK(cpu_fp32_flops_per_cycle(no_clock) == 0);
@@ -110,10 +129,15 @@ TEST_CASE("kernel peaks follow the vector datapath: ratios to the fp32 FMA rate"
 
 TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
   const CpuTopology avx2 = *avx2_cpu().cpu, vnni = *vnni_cpu().cpu, amx = *amx_cpu().cpu;
-  // Block formats: activations quantised to Q8, integer dot products; AMX only in prefill.
-  CHECK(llamacpp_cpu_kernels(DType::q4_0, avx2).prefill == CpuKernel::int8_maddubs);
-  CHECK(llamacpp_cpu_kernels(DType::q4_0, avx2).decode == CpuKernel::int8_maddubs);
+  // Block formats: activations quantised to Q8, integer dot products; Q4_0 / Q4_K repacked on
+  // every AVX2 part (CPU_REPACK), Q8_0 on the ymm dot code; AMX only in prefill.
+  CHECK(llamacpp_cpu_kernels(DType::q4_0, avx2).prefill == CpuKernel::int8_repack);
+  CHECK(llamacpp_cpu_kernels(DType::q4_0, avx2).decode == CpuKernel::int8_repack);
+  CHECK(llamacpp_cpu_kernels(DType::q4_k_m, vnni).decode == CpuKernel::int8_repack);
+  CHECK(llamacpp_cpu_kernels(DType::int4, vnni).prefill == CpuKernel::int8_repack);
   CHECK(llamacpp_cpu_kernels(DType::q8_0, vnni).prefill == CpuKernel::int8_vnni);
+  CHECK(llamacpp_cpu_kernels(DType::q8_0, avx2).decode == CpuKernel::int8_maddubs);
+  CHECK(llamacpp_cpu_kernels(DType::q4_0, amx).prefill == CpuKernel::amx_int8);
   CHECK(llamacpp_cpu_kernels(DType::q4_k_m, amx).prefill == CpuKernel::amx_int8);
   CHECK(llamacpp_cpu_kernels(DType::q4_k_m, amx).decode == CpuKernel::int8_vnni);
   // F16 widens to fp32; BF16 uses VDPBF16PS only where AVX512-BF16 exists.
@@ -164,7 +188,7 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     h.cpu->base_clock_hz = 0;
     auto p = PerfModel::create(m, h, s, dep(DType::q4_0));
     REQUIRE_FALSE(p.ok());
-    CHECK_THAT(p.error().message, Catch::Contains("int8_maddubs"));
+    CHECK_THAT(p.error().message, Catch::Contains("int8_repack"));
   }
   SECTION("without cpu_isa_kernels the table roof is used (old behaviour)") {
     StackSpec t = s;

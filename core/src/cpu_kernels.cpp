@@ -7,7 +7,8 @@ namespace infercap {
 
 std::string_view cpu_kernel_name(CpuKernel k) {
   static constexpr std::array<std::string_view, kCpuKernelCount> kNames{
-      "fp32_fma", "fp16_fma", "bf16_dot", "int8_maddubs", "int8_vnni", "amx_int8", "amx_bf16"};
+      "fp32_fma", "fp16_fma", "bf16_dot", "int8_maddubs", "int8_vnni", "amx_int8", "amx_bf16",
+      "int8_repack"};
   return kNames[static_cast<int>(k)];
 }
 
@@ -39,13 +40,19 @@ double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
   // sgemm.cpp tinyBLAS_Q0_AVX: __m256i with VPDPBUSD ymm or VPMADDUBSW): two 256-bit pipes
   // at most, 32 fp32-FMA-equivalent FLOP/cycle, even where AVX-512 doubles f.
   const double f256 = std::min(f, 32.0);
+  // zmm multiplies other than fp32 FMA (VPDPBUSD, VPMADDWD, VDPBF16PS) double the 256-bit rate
+  // only on a core with two full 512-bit pipes for them, Zen 5 (the AMD part whose f is 64).
+  // Intel cores issue them on port 0 alone (the port-5 512-bit unit does FP FMA only): the same
+  // work a cycle as two ymm pipes. Zen 4 splits zmm into two 256-bit halves (f = 32).
+  const bool zmm_full = c.avx512 && f > 48 && hw.vendor == "amd";  // f = 64, to rounding
+  const double fw = zmm_full ? f : f256;
   const double hz = core_hz(hw);
   switch (k) {
     case CpuKernel::fp32_fma:
     case CpuKernel::fp16_fma:
       return f;
     case CpuKernel::bf16_dot:
-      return c.avx512_bf16 ? 2 * f : 0;
+      return c.avx512_bf16 ? 2 * fw : 0;
     case CpuKernel::int8_maddubs:
       return c.avx2 || c.avx512 ? 2 * f256 : 0;
     case CpuKernel::int8_vnni:
@@ -54,6 +61,10 @@ double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
       return c.amx && hz > 0 ? at(hw.dense_flops_per_s, ComputeType::int8) / hz : 0;
     case CpuKernel::amx_bf16:
       return c.amx && hz > 0 ? at(hw.dense_flops_per_s, ComputeType::bf16) / hz : 0;
+    case CpuKernel::int8_repack:
+      // arch/x86/repack.cpp: __m512i with VPDPBUSD (else VPMADDUBSW + VPMADDWD) under AVX-512,
+      // __m256i on AVX2 parts.
+      return c.avx512_vnni ? 4 * fw : c.avx2 || c.avx512 ? 2 * fw : 0;
   }
   return 0;
 }
@@ -63,9 +74,13 @@ CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu) {
   switch (weights) {
     case DType::q4_0:
     case DType::q4_k_m:
+    case DType::int4:
+      // Repacked (CPU_REPACK) on AVX2 parts; the AMX buffer type takes them first where AMX runs.
+      if (cpu.amx) return {CpuKernel::amx_int8, int_dot};
+      if (cpu.avx2 || cpu.avx512) return {CpuKernel::int8_repack, CpuKernel::int8_repack};
+      return {int_dot, int_dot};
     case DType::q8_0:
     case DType::int8:  // llama.cpp has no plain int8 / int4: they run as Q8_0 / Q4_0
-    case DType::int4:
       return {cpu.amx ? CpuKernel::amx_int8 : int_dot, int_dot};
     case DType::fp16:
       return {CpuKernel::fp16_fma, CpuKernel::fp16_fma};

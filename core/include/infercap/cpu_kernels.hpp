@@ -24,8 +24,13 @@ enum class CpuKernel : unsigned char {
   int8_vnni,     ///< AVX-512 VNNI / AVX-VNNI VPDPBUSD: four u8 x s8 products per lane, one op
   amx_int8,      ///< AMX TMUL TDPBUSD on 16x64 int8 tiles
   amx_bf16,      ///< AMX TMUL TDPBF16PS on 16x32 bf16 tiles
+  /// ggml's repacked 4-bit kernels (repack.cpp: Q4_0 and Q4_K interleaved 8 rows x 8 bytes,
+  /// ggml_gemm / ggml_gemv_q4_0_8x8_q8_0): VPDPBUSD (else VPMADDUBSW) on zmm where AVX-512
+  /// exists, which is twice the 256-bit dot code's rate only where the core has two 512-bit
+  /// integer pipes (Zen 5)
+  int8_repack,
 };
-inline constexpr int kCpuKernelCount = 7;
+inline constexpr int kCpuKernelCount = 8;
 std::string_view cpu_kernel_name(CpuKernel k);
 bool is_amx(CpuKernel k);
 
@@ -35,9 +40,12 @@ bool is_amx(CpuKernel k);
 double cpu_fp32_flops_per_cycle(const HardwareSpec& hw);
 
 /// Peak operations per cycle per core of a kernel family on this CPU; 0 when the ISA is absent.
-/// Ratios to the fp32 FMA rate f: fp32 and fp16 (F16C) 1 f, BF16 dot 2 f, AVX2 int8 2 f (one
+/// Ratios to the fp32 FMA rate f: fp32 and fp16 (F16C) 1 f, BF16 dot 2 w, AVX2 int8 2 f (one
 /// VPMADDUBSW does 4x an FMA's multiply-adds but needs a VPMADDWD to widen), VNNI 4 f, the two
-/// integer families on 256-bit vectors (f capped at 32: ggml's integer dot code is ymm). AMX rates
+/// integer families on 256-bit vectors (f capped at 32: ggml's integer dot code is ymm); the
+/// repacked 4-bit kernels 4 w with VNNI, else 2 w. w is f on Zen 5 (AMD, f = 64: two full-width
+/// pipes for every zmm multiply) and min(f, 32) elsewhere: an Intel core issues zmm VPDPBUSD,
+/// VPMADDWD and VDPBF16PS on port 0 alone, Zen 4 splits zmm in two halves. AMX rates
 /// come from the catalog's int8 / bf16 tables (their only source on AMX parts).
 double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k);
 
@@ -50,10 +58,12 @@ struct CpuKernelChoice {
 /// llama.cpp's ggml-cpu choices on x86 (ggml/src/ggml-cpu: type_traits_cpu vec_dot_type,
 /// llamafile/sgemm.cpp, repack.cpp, amx/common.h qtype_has_amx_kernels):
 ///  * Q4_0, Q4_K_M, Q8_0 (and int8 / int4, which llama.cpp runs as Q8_0 / Q4_0): activations are
-///  quantised to Q8_0 / Q8_K blocks and the weights meet
-///    them in integer dot products (VNNI where present, else AVX2 VPMADDUBSW); with AMX the
-///    prefill runs on AMX int8 tiles (the AMX buffer type), decode stays on VNNI (the AMX
-///    kernels' batch-1 path).
+///    quantised to Q8_0 / Q8_K blocks and the weights meet them in integer dot products (VNNI
+///    where present, else AVX2 VPMADDUBSW). Q4_0, Q4_K (and int4) are repacked at load on any
+///    AVX2 part (the CPU_REPACK buffer type, llama.cpp since late 2024) and run int8_repack in
+///    both phases; Q8_0 has no x86 repack and runs the 256-bit dot code. With AMX the prefill
+///    runs on AMX int8 tiles (the AMX buffer type, which takes these formats first), decode
+///    stays on VNNI (the AMX kernels' batch-1 path).
 ///  * F16: converted to fp32 and multiplied with FMA (vec_dot_f16, tinyBLAS F16).
 ///  * BF16: VDPBF16PS where AVX512-BF16 exists, else widened to fp32.
 ///  * F32 (and anything else): fp32 FMA.
