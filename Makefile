@@ -1,14 +1,15 @@
 # make run  : install what is missing, build (Release), run the main job on the default example
 # make test : the same set-up, then every test (ctest)
 # make test-sanitize : every test again under AddressSanitizer + UndefinedBehaviorSanitizer
-#              (float-cast-overflow included) + LeakSanitizer, in its own build folder; only the
-#              targets the tests run are built (no GUI, benches or CUDA), to keep CI short
+#              (float-cast-overflow included) + LeakSanitizer, in its own clang build folder; only
+#              the targets the tests run are built (no GUI, benches or CUDA), to keep CI short
+# make fuzz-smoke : the libFuzzer targets from that same folder, FUZZ_SECONDS each
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 WERROR  ?= $(if $(CI),ON,OFF)
 INFERCAP = $(BUILD)/cli/infercap
 
-.PHONY: all deps configure build run test test-sanitize fuzz-smoke bench format tidy clean
+.PHONY: all deps configure build run test test-sanitize fuzz-build fuzz-smoke bench format tidy clean
 
 all: build
 
@@ -31,21 +32,30 @@ test: build
 
 # Any sanitizer report fails the run: UBSan halts on the first finding instead of printing and
 # going on, LeakSanitizer runs at every exit (the CLI the golden tests start included).
+# One clang build folder serves both the sanitizer suite and the libFuzzer targets: the libraries
+# are compiled once, with ASan + UBSan and libFuzzer's coverage instrumentation (fuzzer-no-link:
+# the tests run it as inert counters; the fuzz targets link libFuzzer itself). Compiling the
+# libraries twice under the sanitizers was a third of CI's time.
+# The property test (tests/test_property_random.cpp) runs at full scale, 100k specs, in
+# `make test`; under the sanitizers a quarter of it (INFERCAP_PROPERTY_SCALE) is what looks for
+# memory and UB findings on the same code paths.
 SANITIZE_BUILD ?= build-sanitize
+FUZZ_BUILD ?= $(SANITIZE_BUILD)
 SANITIZE_FLAGS = -fsanitize=address,undefined,float-cast-overflow \
                  -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-               LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp
+               LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp \
+               INFERCAP_PROPERTY_SCALE=0.25
 
-# Warnings are not errors here: under ASan's instrumentation GCC 12 reports maybe-uninitialized
-# inside libstdc++'s own <regex> (a false positive); the Release build holds the same sources to
-# -Werror.
-# -O1 -g1: line tables are all a sanitizer report needs, and the build is most of CI's time.
+# -O1 -gline-tables-only: line tables are all a sanitizer report needs, and the build is most of
+# CI's time. Warnings are not errors here (the Release build holds the same sources to -Werror).
 $(SANITIZE_BUILD)/CMakeCache.txt:
-	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=None -DINFERCAP_WERROR=OFF \
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=None \
+	  -DINFERCAP_WERROR=OFF -DINFERCAP_FUZZ=ON \
 	  -DINFERCAP_BUILD_GUI=OFF -DINFERCAP_BUILD_BENCH=OFF -DINFERCAP_WITH_CUDA=OFF \
-	  -DCMAKE_CXX_FLAGS="-O1 -g1 -DNDEBUG $(SANITIZE_FLAGS)" \
+	  "-DCMAKE_CXX_FLAGS=-O1 -gline-tables-only -DNDEBUG $(SANITIZE_FLAGS) -fsanitize=fuzzer-no-link" \
+	  "-DCMAKE_C_FLAGS=-O1 -gline-tables-only -DNDEBUG $(SANITIZE_FLAGS)" \
 	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
 	  -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined"
 
@@ -53,23 +63,22 @@ test-sanitize: deps $(SANITIZE_BUILD)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target infercap infercap_tests
 	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer targets (fuzz/README.md) built with clang, each run for FUZZ_SECONDS on its corpus.
-FUZZ_BUILD ?= build-fuzz
+# libFuzzer targets (fuzz/README.md), each run for FUZZ_SECONDS on its committed corpus, JOBS at a
+# time (each is one process on one core). `fuzz-build` failing is a build error; a target's
+# finding makes `fuzz-smoke` fail after every target has run, with its report printed.
 FUZZ_SECONDS ?= 60
-$(FUZZ_BUILD)/CMakeCache.txt:
-	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -DINFERCAP_FUZZ=ON \
-	  -DINFERCAP_BUILD_GUI=OFF -DINFERCAP_BUILD_BENCH=OFF -DINFERCAP_BUILD_TESTS=OFF \
-	  -DINFERCAP_WITH_CUDA=OFF -DINFERCAP_WITH_OPENCL=OFF -DCMAKE_BUILD_TYPE=None \
-	  "-DCMAKE_CXX_FLAGS=-O1 -gline-tables-only -DNDEBUG -fsanitize=address,undefined,float-cast-overflow,fuzzer-no-link \
-	  -fno-sanitize-recover=undefined,float-cast-overflow"
-
-fuzz-smoke: deps $(FUZZ_BUILD)/CMakeCache.txt
+FUZZ_TARGETS = units spec measurements import
+fuzz-build: deps $(FUZZ_BUILD)/CMakeCache.txt
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target infercap_fuzz
-	for t in units spec measurements import; do \
-	  mkdir -p $(FUZZ_BUILD)/fuzz/new-$$t && \
-	  $(FUZZ_BUILD)/fuzz/fuzz_$$t $(FUZZ_BUILD)/fuzz/new-$$t fuzz/corpus/$$t \
-	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 || exit 1; \
-	done
+
+fuzz-smoke: fuzz-build
+	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(JOBS) -I{} sh -c '\
+	  mkdir -p $(FUZZ_BUILD)/fuzz/new-{} && \
+	  $(FUZZ_BUILD)/fuzz/fuzz_{} $(FUZZ_BUILD)/fuzz/new-{} fuzz/corpus/{} \
+	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/fuzz/finding-{}- > $(FUZZ_BUILD)/fuzz/{}.log 2>&1; \
+	  rc=$$?; tail -n 25 $(FUZZ_BUILD)/fuzz/{}.log | sed "s/^/[fuzz_{}] /"; \
+	  [ $$rc -eq 0 ] || { echo "[fuzz_{}] FINDING (exit $$rc): $(FUZZ_BUILD)/fuzz/{}.log"; exit 1; }'
 
 bench: build
 	$(BUILD)/bench/infercap_bench
