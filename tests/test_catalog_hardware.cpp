@@ -404,10 +404,10 @@ TEST_CASE("hardware catalog: Jetson modules follow their memory bus and tensor-c
   // entries agrees within 1% (Orin 42.5e12 / (16 x 1.3e9) = 2043, A100 312e12 / (108 x 1.41e9)
   // = 2049), and NVIDIA's 170 sparse INT8 TOPS is twice the dense INT8 and four times dense FP16.
   const HardwareSpec& a100 = hw("a100-sxm-80gb");
-  const double orin_per_sm = peak(orin.dense_flops_per_s, ComputeType::fp16) /
-                             (orin.compute_units * orin.clock_hz);
-  const double a100_per_sm = peak(a100.dense_flops_per_s, ComputeType::bf16) /
-                             (a100.compute_units * a100.clock_hz);
+  const double orin_per_sm =
+      peak(orin.dense_flops_per_s, ComputeType::fp16) / (orin.compute_units * orin.clock_hz);
+  const double a100_per_sm =
+      peak(a100.dense_flops_per_s, ComputeType::bf16) / (a100.compute_units * a100.clock_hz);
   CHECK(orin_per_sm == Approx(a100_per_sm).epsilon(0.01));
   CHECK(peak(orin.sparse_flops_per_s, ComputeType::int8) == Approx(170e12));
   CHECK(peak(orin.dense_flops_per_s, ComputeType::int8) == Approx(85e12));
@@ -431,7 +431,8 @@ TEST_CASE("hardware catalog: RTX PRO 6000, Ryzen 9950X, Xeon 6972P and Ascend 91
   // its 128-lane fp32 rate; FP8 doubles it, and FP4 with sparsity (2 x FP8 sparse = 4030
   // TFLOP/s) is the datasheet's only tensor figure, "4000 AI TOPS".
   const HardwareSpec& pro = hw("rtx-pro-6000-blackwell");
-  CHECK(peak(pro.dense_flops_per_s, ComputeType::bf16) == Approx(188 * 1024 * 2.617e9).epsilon(0.001));
+  CHECK(peak(pro.dense_flops_per_s, ComputeType::bf16) ==
+        Approx(188 * 1024 * 2.617e9).epsilon(0.001));
   CHECK(peak(pro.dense_flops_per_s, ComputeType::fp8) ==
         Approx(2 * peak(pro.dense_flops_per_s, ComputeType::bf16)));
   CHECK(2 * peak(pro.sparse_flops_per_s, ComputeType::fp8) == Approx(4000e12).epsilon(0.01));
