@@ -42,14 +42,23 @@ const std::map<std::string, std::string> kNoPublicPrice = {
     {"gb200", "sold as NVL72 racks on quotation; only unsourced rack estimates found"},
     {"gh200", "sold in OEM systems on quotation; no public per-superchip price found"},
     {"inferentia2", "AWS rents it (inf2 instances) but does not sell it"},
+    {"jetson-agx-orin-64gb",
+     "only the developer kit's price was found (USD 1,999, a blog), and NVIDIA says developer "
+     "kits are not for production use; no sourced module + carrier board price"},
+    {"jetson-agx-thor",
+     "only the developer kit's price was found (USD 3,499 at launch, August 2025, a blog), and "
+     "NVIDIA says developer kits are not for production use; no sourced T5000 + carrier price"},
     {"kunlunxin-r200", "sold to integrators on quotation; no public price found"},
     {"mi325x", "no public per-GPU price or analyst estimate found"},
     {"rtx-5000-ada", "no dated list price found in the sources read"},
     {"ryzen-7950x", "the socket's list price is public, the reference desktop around it is not"},
+    {"ryzen-9950x", "the socket's list price is public, the reference desktop around it is not"},
     {"threadripper-pro-5975wx", "no dated list price found; the workstation around it unpriced"},
     {"threadripper-pro-5995wx",
      "the socket's list price is public, the reference workstation around it is not"},
-    {"xeon-6972p", "no Intel recommended customer price found in the sources read"},
+    {"xeon-6972p",
+     "no Intel recommended customer price found in the sources read (a 13% cut in December 2024 "
+     "is reported without the figure)"},
     {"xeon-8462yp", "no Intel recommended customer price found in the sources read"},
 };
 

@@ -380,3 +380,88 @@ TEST_CASE("hardware catalog: the device families the seed articles name are pres
   CHECK(loaded().catalog.find_hardware("A-class datacenter GPU (model not named)") ==
         &hw("a100-pcie-80gb"));
 }
+
+TEST_CASE("hardware catalog: Jetson modules follow their memory bus and tensor-core rates",
+          "[unit]") {
+  // Jetson memory bandwidth is bus width x data rate: AGX Orin 256-bit LPDDR5-6400
+  // (32 B x 6400e6 = 204.8 GB/s), AGX Thor 256-bit LPDDR5X-8533 (32 B x 8533e6 = 273.1 GB/s).
+  const HardwareSpec& orin = hw("jetson-agx-orin-64gb");
+  const HardwareSpec& thor = hw("jetson-agx-thor");
+  CHECK(orin.memory_bandwidth_bytes_per_s == Approx(32.0 * 6400e6));
+  CHECK(thor.memory_bandwidth_bytes_per_s == Approx(32.0 * 8533e6).epsilon(0.001));
+  // Unified memory, one module per system, no peer link; the catalog alias of the dev kit works.
+  for (const HardwareSpec* h : {&orin, &thor}) {
+    INFO(h->name);
+    CHECK(h->hw_class == HwClass::gpu);
+    CHECK(h->devices_per_server == 1);
+    CHECK(h->link_kind == "none");
+  }
+  CHECK(orin.memory_bytes == Approx(64.0 * 1024 * 1024 * 1024));
+  CHECK(thor.memory_bytes == Approx(128.0 * 1024 * 1024 * 1024));
+  CHECK(loaded().catalog.find_hardware("NVIDIA Jetson AGX Orin 64GB") == &orin);
+  CHECK(loaded().catalog.find_hardware("Jetson T5000") == &thor);
+  // Orin's GA10B tensor cores are the A100's per SM: dense FP16 per SM per clock on the two
+  // entries agrees within 1% (Orin 42.5e12 / (16 x 1.3e9) = 2043, A100 312e12 / (108 x 1.41e9)
+  // = 2049), and NVIDIA's 170 sparse INT8 TOPS is twice the dense INT8 and four times dense FP16.
+  const HardwareSpec& a100 = hw("a100-sxm-80gb");
+  const double orin_per_sm =
+      peak(orin.dense_flops_per_s, ComputeType::fp16) / (orin.compute_units * orin.clock_hz);
+  const double a100_per_sm =
+      peak(a100.dense_flops_per_s, ComputeType::bf16) / (a100.compute_units * a100.clock_hz);
+  CHECK(orin_per_sm == Approx(a100_per_sm).epsilon(0.01));
+  CHECK(peak(orin.sparse_flops_per_s, ComputeType::int8) == Approx(170e12));
+  CHECK(peak(orin.dense_flops_per_s, ComputeType::int8) == Approx(85e12));
+  CHECK(peak(orin.dense_flops_per_s, ComputeType::fp16) == Approx(170e12 / 4));
+  // Thor, NVIDIA's table: 1035 TFLOPS sparse FP8 / INT8, 517 dense FP8 and sparse FP16. The
+  // dense FP16 and INT8 roofs are the sparse figures halved; FP8 is printed dense.
+  CHECK(peak(thor.dense_flops_per_s, ComputeType::fp8) == Approx(517e12));
+  CHECK(peak(thor.dense_flops_per_s, ComputeType::int8) == Approx(1035e12 / 2));
+  CHECK(peak(thor.dense_flops_per_s, ComputeType::fp16) == Approx(517e12 / 2));
+  CHECK(peak(thor.dense_flops_per_s, ComputeType::bf16) ==
+        Approx(peak(thor.dense_flops_per_s, ComputeType::fp16)));
+  // The fp32 roofs are lanes x 2 x max clock: 2048 x 2 x 1.3 GHz and 2560 x 2 x 1.57 GHz.
+  CHECK(peak(orin.dense_flops_per_s, ComputeType::fp32) == Approx(2048 * 2 * 1.3e9));
+  CHECK(peak(thor.dense_flops_per_s, ComputeType::fp32) == Approx(2560 * 2 * 1.57e9));
+}
+
+TEST_CASE("hardware catalog: RTX PRO 6000, Ryzen 9950X, Xeon 6972P and Ascend 910B figures",
+          "[unit]") {
+  // RTX PRO 6000 Blackwell: a professional GB202 runs FP16/BF16 with FP32 accumulate at the full
+  // rate, 1024 dense FLOP per SM per clock (188 x 1024 x 2.617 GHz = 503.8 TFLOP/s), four times
+  // its 128-lane fp32 rate; FP8 doubles it, and FP4 with sparsity (2 x FP8 sparse = 4030
+  // TFLOP/s) is the datasheet's only tensor figure, "4000 AI TOPS".
+  const HardwareSpec& pro = hw("rtx-pro-6000-blackwell");
+  CHECK(peak(pro.dense_flops_per_s, ComputeType::bf16) ==
+        Approx(188 * 1024 * 2.617e9).epsilon(0.001));
+  CHECK(peak(pro.dense_flops_per_s, ComputeType::fp8) ==
+        Approx(2 * peak(pro.dense_flops_per_s, ComputeType::bf16)));
+  CHECK(2 * peak(pro.sparse_flops_per_s, ComputeType::fp8) == Approx(4000e12).epsilon(0.01));
+  CHECK(peak(pro.dense_flops_per_s, ComputeType::fp32) == Approx(125e12));
+  // Ryzen 9 9950X: 16 Zen 5 cores with native 512-bit FMA (64 fp32 FLOP/cycle) at 4.3 GHz base,
+  // two DDR5-5600 channels (2 x 5600e6 x 8 B = 89.6 GB/s), one socket per desktop.
+  const HardwareSpec& r9 = hw("ryzen-9950x");
+  REQUIRE(r9.cpu.has_value());
+  CHECK(r9.cpu->cores == 16);
+  CHECK(peak(r9.dense_flops_per_s, ComputeType::fp32) == Approx(16 * 4.3e9 * 64));
+  CHECK(r9.memory_bandwidth_bytes_per_s == Approx(2 * 5600e6 * 8));
+  CHECK(r9.devices_per_server == 1);
+  // Zen 4 (7950X) double-pumps 512-bit work through 256-bit units: half the FLOP per cycle.
+  const HardwareSpec& r7 = hw("ryzen-7950x");
+  REQUIRE(r7.cpu.has_value());
+  CHECK(peak(r9.dense_flops_per_s, ComputeType::fp32) / (r9.cpu->cores * r9.cpu->base_clock_hz) ==
+        Approx(2 * peak(r7.dense_flops_per_s, ComputeType::fp32) /
+               (r7.cpu->cores * r7.cpu->base_clock_hz)));
+  // Xeon 6972P after launch: 96 cores, 2.4 GHz base, 3.9 GHz max turbo (3.5 GHz is its all-core
+  // turbo), 480 MB L3.
+  const HardwareSpec& x = hw("xeon-6972p");
+  REQUIRE(x.cpu.has_value());
+  CHECK(x.cpu->cores == 96);
+  CHECK(x.cpu->base_clock_hz == Approx(2.4e9));
+  CHECK(x.cpu->boost_clock_hz == Approx(3.9e9));
+  CHECK(x.cache_bytes == Approx(480e6));
+  // Ascend 910B (the 280 TFLOPS part): BF16 at the FP16 rate, INT8 twice it (560 TOPS).
+  const HardwareSpec& a = hw("ascend-910b");
+  CHECK(peak(a.dense_flops_per_s, ComputeType::bf16) == Approx(280e12));
+  CHECK(peak(a.dense_flops_per_s, ComputeType::int8) ==
+        Approx(2 * peak(a.dense_flops_per_s, ComputeType::fp16)));
+}
