@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "bench_import_keys.hpp"
 #include "common.hpp"
 #include "exit_codes.hpp"
 #include "infercap/calibration/measurement_import.hpp"
@@ -99,7 +100,8 @@ std::string precision_from_model_type(const std::string& t) {
   return {};
 }
 
-double num(const json& j, const char* key, double dflt = 0) {
+double num_at(const json& j, std::string_view name, double dflt) {
+  const std::string key(name);
   if (!j.contains(key)) return dflt;
   const auto& v = j.at(key);
   if (v.is_number()) return v.get<double>();
@@ -109,12 +111,31 @@ double num(const json& j, const char* key, double dflt = 0) {
   return dflt;
 }
 
-std::string str(const json& j, const char* key) {
+std::string str_at(const json& j, std::string_view name) {
+  const std::string key(name);
   if (!j.contains(key)) return {};
   const auto& v = j.at(key);
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return {};
   return v.dump();
+}
+
+// Each reader names its keys through its table's key type (bench_import_keys.hpp), checked when
+// this file is compiled.
+double num(const json& j, LlamaBenchKey k, double dflt = 0) {
+  return num_at(j, k.name(), dflt);
+}
+std::string str(const json& j, LlamaBenchKey k) {
+  return str_at(j, k.name());
+}
+double vllm_num(const json& j, VllmKey k, double dflt = 0) {
+  return num_at(j, k.name(), dflt);
+}
+std::string vllm_str(const json& j, VllmKey k) {
+  return str_at(j, k.name());
+}
+bool vllm_has(const json& j, VllmKey k) {
+  return j.contains(std::string(k.name()));
 }
 
 // A JSON syntax error at file:line:col (nlohmann reports the byte offset where it stopped).
@@ -214,8 +235,11 @@ Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::s
   r.unit = "tokens/s";
   std::string backends = str(j, "backends");
   if (backends.empty()) {  // older builds: one boolean per backend
-    for (const char* b : {"cuda", "metal", "vulkan", "sycl", "kompute", "opencl"})
-      if (num(j, b) > 0) backends += std::string(backends.empty() ? "" : ",") + b;
+    static constexpr LlamaBenchKey kFlags[] = {"cuda", "metal",   "vulkan",
+                                               "sycl", "kompute", "opencl"};
+    for (const auto& b : kFlags)
+      if (num(j, b) > 0)
+        backends += std::string(backends.empty() ? "" : ",") + std::string(b.name());
   }
   r.stack = opt.stack.empty() ? "llama.cpp " + (on_gpu ? backends : std::string("CPU")) : opt.stack;
   r.notes =
@@ -297,7 +321,9 @@ Result<BenchImport> parse_llama_bench_csv(std::string_view text, const std::stri
                           file, lineno, i + 1, header[i], it->second + 1)};
         }
       }
-      for (const char* need : {"model_type", "n_prompt", "n_gen", "avg_ts"}) {
+      for (const auto& key : kLlamaBenchKeys) {
+        if (!key.required) continue;
+        const std::string need(key.name);
         if (std::find(header.begin(), header.end(), need) == header.end()) {
           return Error{
               fmt::format("{}:{}:1: {}: expected a '{}' column in a llama-bench CSV "
@@ -339,7 +365,7 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
   base.file = file;
   base.hardware = hw->name;
   base.hw_count = std::max(1, opt.devices);
-  std::string model_name = opt.model.empty() ? str(j, "model_id") : opt.model;
+  std::string model_name = opt.model.empty() ? vllm_str(j, "model_id") : opt.model;
   const ModelSpec* model = match_model(model_name, catalog);
   if (model == nullptr) {
     return Error{
@@ -349,20 +375,20 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
   base.precision = opt.precision.empty() ? "bf16" : opt.precision;
   base.stack = opt.stack.empty() ? "vllm" : opt.stack;
   base.batch = 1;
-  if (j.contains("request_throughput") || j.contains("mean_ttft_ms")) {
+  if (vllm_has(j, "request_throughput") || vllm_has(j, "mean_ttft_ms")) {
     out.format = "vllm-serving";
-    const double completed = num(j, "completed");
+    const double completed = vllm_num(j, "completed");
     if (!(completed > 0)) {
       return json_key_error(
           file, text, "completed",
           fmt::format("expected a positive count of requests, found {}",
-                      j.contains("completed") ? j.at("completed").dump() : "none"));
+                      vllm_has(j, "completed") ? j.at("completed").dump() : "none"));
     }
-    const double in_len = num(j, "total_input_tokens") / completed;
-    const double out_len = num(j, "total_output_tokens") / completed;
-    const double conc = num(j, "max_concurrency");
+    const double in_len = vllm_num(j, "total_input_tokens") / completed;
+    const double out_len = vllm_num(j, "total_output_tokens") / completed;
+    const double conc = vllm_num(j, "max_concurrency");
     base.source = fmt::format("vLLM benchmark_serving, {} ({} requests, {})", file, completed,
-                              str(j, "date"));
+                              vllm_str(j, "date"));
     base.input_len = in_len;
     base.output_len = out_len;
     if (conc == 1) {
@@ -371,7 +397,7 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
       r.id = stem(file) + "-ttft";
       r.metric = "ttft";
       r.unit = "ms";
-      r.value = num(j, "median_ttft_ms");
+      r.value = vllm_num(j, "median_ttft_ms");
       r.notes = "median TTFT at max_concurrency 1";
       if (r.value > 0) out.rows.push_back(r);
     } else {
@@ -387,14 +413,14 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
       r.metric = "decode_tokens_per_s";
       r.unit = "tokens/s";
       r.batch = static_cast<int>(conc);
-      const double tpot_ms = num(j, "median_tpot_ms", num(j, "mean_tpot_ms"));
+      const double tpot_ms = vllm_num(j, "median_tpot_ms", vllm_num(j, "mean_tpot_ms"));
       r.value = tpot_ms > 0 ? 1000.0 / tpot_ms : 0;
       r.notes = fmt::format("1000 / median TPOT {:.3g} ms at max_concurrency {}", tpot_ms, conc);
       if (r.value > 0) out.rows.push_back(r);
     } else {
       out.notes.push_back("TPOT skipped: without max_concurrency the decode batch is unknown");
     }
-  } else if (j.contains("avg_latency")) {
+  } else if (vllm_has(j, "avg_latency")) {
     out.format = "vllm-latency";
     if (opt.input_len <= 0 || opt.output_len <= 0 || opt.batch <= 0) {
       return Error{
@@ -415,7 +441,7 @@ Result<BenchImport> parse_vllm_json(std::string_view text, const std::string& fi
       r.unit = "s";
       r.batch = opt.batch;
       r.input_len = opt.input_len;
-      r.value = num(j, "avg_latency");
+      r.value = vllm_num(j, "avg_latency");
       r.notes = "avg_latency with output_len 1: one prefill of the batch (plus one sampled token)";
       if (r.value > 0) out.rows.push_back(r);
     }

@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "infercap/spec/csv.hpp"
 #include "infercap/spec/reader.hpp"
+#include "infercap/spec/table_key.hpp"
 
 namespace infercap::cli {
 
@@ -22,15 +23,15 @@ std::string lower(std::string s) {
   return s;
 }
 
-const std::vector<std::string> kColumns{"id",         "source",     "hardware", "hw_count",
-                                        "mem_bw_gbs", "model",      "params_b", "precision",
-                                        "input_len",  "output_len", "batch",    "metric",
-                                        "value",      "unit",       "stack",    "notes"};
+// A column the reader reads, by name, checked against kMeasurementColumns when this file is
+// compiled (table_key.hpp), so a column read but not listed does not compile.
+using Col = spec::TableKey<kMeasurementColumns>;
 
-// Ceilings on a row's counts: far above any benchmark run, and within an int.
-constexpr int kMaxHwCount = 4096;     // devices in one measured run
-constexpr int kMaxBatch = 1'000'000;  // concurrent sequences
-constexpr double kMaxTokens = 1e9;    // prompt or output length
+// A count's bounds as whole numbers: "in [1, 1000000]", not Range::describe's "1e+06".
+std::string whole_range(Col c) {
+  return fmt::format("in [{}, {}]", static_cast<long long>(c->bounds.lo),
+                     static_cast<long long>(c->bounds.hi));
+}
 
 }  // namespace
 
@@ -48,7 +49,9 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
       header = true;
       const size_t before = diags.error_count();
       col = spec::csv_header(in, cells, diags);
-      for (const auto& c : kColumns) {
+      for (const auto& column : kMeasurementColumns) {
+        if (column.need == ColumnNeed::optional) continue;
+        const std::string c(column.name);
         if (!col.count(c)) {
           diags.error(path, lineno, 1, c,
                       fmt::format("expected a '{}' column in the header (schema: {})", c,
@@ -63,22 +66,24 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     r.file = path;
     r.line = lineno;
     // A cell's column as a spreadsheet numbers it.
-    auto at = [&](const char* c) -> int { return static_cast<int>(col[c]) + 1; };
-    auto get = [&](const char* c) -> std::string {
-      const size_t i = col[c];
+    auto at = [&](Col c) -> int { return static_cast<int>(col[std::string(c.name())]) + 1; };
+    auto get = [&](Col c) -> std::string {
+      const size_t i = col[std::string(c.name())];
       return i < cells.size() ? cells[i] : std::string();
     };
+    auto given = [&](Col c) { return col.count(std::string(c.name())) > 0; };
     bool ok = true;
-    auto fail = [&](const char* c, std::string msg) {
-      diags.error(path, lineno, at(c), c, std::move(msg));
+    auto fail = [&](Col c, std::string msg) {
+      diags.error(path, lineno, at(c), std::string(c.name()), std::move(msg));
       ok = false;
     };
-    // A finite number in `range` (NaN and infinity are refused here, so every later sort and
-    // median sees only numbers).
-    auto num = [&](const char* c, double& out, bool required, const spec::Range& range) {
+    // A finite number in the column's bounds (NaN and infinity are refused here, so every later
+    // sort and median sees only numbers); an empty cell only where the column need not be filled.
+    auto num = [&](Col c, double& out) {
+      const spec::Range& range = c->bounds;
       const std::string s = get(c);
       if (s.empty()) {
-        if (required)
+        if (c->need == ColumnNeed::cell)
           fail(c, fmt::format("expected a number {}, found an empty cell", range.describe()));
         return;
       }
@@ -93,12 +98,12 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
       }
       out = *v;
     };
-    auto count = [&](const char* c, int& out, int hi) {
+    auto count = [&](Col c, int& out) {
       const std::string s = get(c);
       if (s.empty()) return;  // defaults to 1
       const auto v = spec::parse_csv_number(s);
-      if (!v || *v != std::floor(*v) || *v < 1 || *v > hi) {
-        fail(c, fmt::format("expected a whole number in [1, {}], found '{}'", hi, s));
+      if (!v || *v != std::floor(*v) || !c->bounds.contains(*v)) {
+        fail(c, fmt::format("expected a whole number {}, found '{}'", whole_range(c), s));
         return;
       }
       out = static_cast<int>(*v);
@@ -112,35 +117,34 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     r.unit = get("unit");
     r.stack = get("stack");
     r.notes = get("notes");
-    count("hw_count", r.hw_count, kMaxHwCount);
-    num("mem_bw_gbs", r.mem_bw_gbs, false, spec::Range::non_negative());
-    num("params_b", r.params_b, false, spec::Range::non_negative());
-    num("input_len", r.input_len, false, spec::Range::between(0, kMaxTokens));
-    num("output_len", r.output_len, false, spec::Range::between(0, kMaxTokens));
-    count("batch", r.batch, kMaxBatch);
+    count("hw_count", r.hw_count);
+    num("mem_bw_gbs", r.mem_bw_gbs);
+    num("params_b", r.params_b);
+    num("input_len", r.input_len);
+    num("output_len", r.output_len);
+    count("batch", r.batch);
     // A throughput, a latency or a power: zero or less measures nothing.
-    num("value", r.value, true, spec::Range::positive());
+    num("value", r.value);
     // Optional columns beyond the shared schema: whole counts (0 = not stated), a rate.
-    auto whole = [&](const char* c, int& out, int hi) {
+    auto whole = [&](Col c, int& out) {
       double v = 0;
       const bool was_ok = ok;
-      num(c, v, false, spec::Range::between(0, hi));
+      num(c, v);
       if (ok && v != std::floor(v)) {
-        fail(c, fmt::format("expected a whole number in [0, {}], found '{}'", hi, get(c)));
+        fail(c, fmt::format("expected a whole number {}, found '{}'", whole_range(c), get(c)));
         return;
       }
       if (ok || !was_ok) out = static_cast<int>(v);
     };
-    if (col.count("threads")) whole("threads", r.threads, kMaxHwCount * 1024);
-    if (col.count("tp")) whole("tp", r.tp, kMaxHwCount);
-    if (col.count("amx") && !get("amx").empty()) {
+    if (given("threads")) whole("threads", r.threads);
+    if (given("tp")) whole("tp", r.tp);
+    if (given("amx") && !get("amx").empty()) {
       int amx = 1;
-      whole("amx", amx, 1);
+      whole("amx", amx);
       r.amx = amx != 0;
     }
-    if (col.count("serving_mode")) r.serving_mode = get("serving_mode");
-    if (col.count("request_rate"))
-      num("request_rate", r.request_rate, false, spec::Range::non_negative());
+    if (given("serving_mode")) r.serving_mode = get("serving_mode");
+    if (given("request_rate")) num("request_rate", r.request_rate);
     if (ok) each(std::move(r));
   }
   if (!header) {

@@ -1,19 +1,149 @@
 #pragma once
 // Measurement files in the schema of shared/benchmarks/README.md:
 // id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,batch,
-// metric,value,unit,stack,notes[,threads]
+// metric,value,unit,stack,notes, and optional columns beyond it (kMeasurementColumns below;
+// docs/schema/measurements.columns.md is written from that table).
 // Rows become BenchCases through the catalog; a row that cannot be mapped is kept with its
 // reason, never dropped silently.
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "infercap/spec/catalog.hpp"
 #include "infercap/spec/diagnostics.hpp"
+#include "infercap/spec/reader.hpp"
 #include "infercap/stack_fit.hpp"
 
 namespace infercap::cli {
+
+// --- the column table -----------------------------------------------------------------------
+// for_each_measurement checks every file against this table (which columns the header needs,
+// the bounds of each number), and `infercap schema` writes docs/schema/measurements.columns.md
+// from it, so the documented columns cannot drift from the ones read: the reader names a column
+// only through a type whose constructor looks the name up here when the reader is compiled.
+
+/// Ceilings on a row's counts: far above any benchmark run, and within an int.
+inline constexpr int kMaxHwCount = 4096;     // devices in one measured run
+inline constexpr int kMaxBatch = 1'000'000;  // concurrent sequences
+inline constexpr double kMaxTokens = 1e9;    // prompt or output length
+
+/// What a cell holds.
+enum class CellValue {
+  text,    ///< any text
+  number,  ///< a finite number within the bounds
+  count,   ///< a whole number within the bounds; an empty cell is 1
+  whole,   ///< a whole number within the bounds; an empty cell is 0 (not stated)
+};
+
+/// When a column is needed.
+enum class ColumnNeed {
+  header,    ///< the header must name it; its cells may be empty
+  cell,      ///< the header must name it and every row fill it
+  optional,  ///< beyond the shared schema: read when the header names it
+};
+
+struct MeasurementColumn {
+  std::string_view name;
+  ColumnNeed need;
+  CellValue value;
+  spec::Range bounds;  ///< number, count and whole cells
+  std::string_view meaning;
+};
+
+inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+inline constexpr MeasurementColumn kMeasurementColumns[] = {
+    {"id", ColumnNeed::header, CellValue::text, {}, "the row's name in reports and messages"},
+    {"source",
+     ColumnNeed::header,
+     CellValue::text,
+     {},
+     "where the figure was published or measured"},
+    {"hardware", ColumnNeed::header, CellValue::text, {}, "the device: a catalog name or alias"},
+    {"hw_count",
+     ColumnNeed::header,
+     CellValue::count,
+     {1, kMaxHwCount, true, true},
+     "accelerators (or CPU sockets) the figure covers"},
+    {"mem_bw_gbs",
+     ColumnNeed::header,
+     CellValue::number,
+     {0, kUnbounded, true, true},
+     "the run's memory bandwidth in GB/s where the source states it (replaces the catalog's)"},
+    {"model", ColumnNeed::header, CellValue::text, {}, "the model: a catalog name or alias"},
+    {"params_b",
+     ColumnNeed::header,
+     CellValue::number,
+     {0, kUnbounded, true, true},
+     "billions of parameters, as the source states them"},
+    {"precision",
+     ColumnNeed::header,
+     CellValue::text,
+     {},
+     "the weight format (llama.cpp names: Q4_K_M, Q8_0, F16, ...; or bf16, fp8, int8)"},
+    {"input_len",
+     ColumnNeed::header,
+     CellValue::number,
+     {0, kMaxTokens, true, true},
+     "prompt tokens (ppN: N)"},
+    {"output_len",
+     ColumnNeed::header,
+     CellValue::number,
+     {0, kMaxTokens, true, true},
+     "generated tokens (tgN: N)"},
+    {"batch",
+     ColumnNeed::header,
+     CellValue::count,
+     {1, kMaxBatch, true, true},
+     "concurrent sequences"},
+    {"metric",
+     ColumnNeed::header,
+     CellValue::text,
+     {},
+     "what was measured: prefill_throughput_ppN, decode_throughput_tgN, ttft, "
+     "decode_tokens_per_s, system_power, or a static-batch or serving form (docs/validation.md)"},
+    {"value",
+     ColumnNeed::cell,
+     CellValue::number,
+     {0, kUnbounded, false, true},
+     "the measured figure"},
+    {"unit", ColumnNeed::header, CellValue::text, {}, "the unit of value (tokens/s, s, ms, us, W)"},
+    {"stack",
+     ColumnNeed::header,
+     CellValue::text,
+     {},
+     "the serving stack as free text (llama.cpp CUDA, vLLM, ...), matched to a catalog stack"},
+    {"notes", ColumnNeed::header, CellValue::text, {}, "free text"},
+    {"threads",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, kMaxHwCount * 1024.0, true, true},
+     "a CPU run's threads per socket (0 or empty: all physical cores)"},
+    {"tp",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, kMaxHwCount, true, true},
+     "tensor-parallel degree; hw_count / tp replicas (0 or empty: the stack's default split)"},
+    {"amx",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, 1, true, true},
+     "0: the engine ran without AMX tiles on a CPU that has them; 1 or empty: as the CPU has "
+     "them"},
+    {"serving_mode",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "a serving row's load: concurrency, rate or offline (empty: not a serving row)"},
+    {"request_rate",
+     ColumnNeed::optional,
+     CellValue::number,
+     {0, kUnbounded, true, true},
+     "a rate row's offered load in requests per second"},
+};
 
 struct MeasurementRow {
   std::string file;

@@ -1,6 +1,9 @@
 #pragma once
-// One small valid scenario the spec, plan and hardening tests start from: one chat class on an
-// L4 (int8, TP1, batch 16). Tests edit a copy of the text to make the case they need.
+// Small valid specs the spec, schema, plan and hardening tests start from: one scenario (one chat
+// class on an L4: int8, TP1, batch 16) and one hardware entry (a GPU of 100 TFLOP/s bf16, 16 GB
+// at 1 TB/s, 300 W). Tests edit a copy of the text to make the case they need.
+// (tests/data/bad/cli/make_cases.py writes the same two as YAML files in Python, for the CLI
+// cases; it cannot include this header.)
 
 namespace infercap::testing {
 
@@ -22,6 +25,21 @@ candidates:
   precisions: [int8]
   tp: [1]
   max_batch: [16]
+)";
+
+inline const char* const kSmallHardware = R"(schema_version: 1
+kind: hardware
+name: test-gpu
+class: gpu
+dense_flops_per_s:
+  bf16: "100 TFLOP/s"
+memory_bytes: "16 GB"
+memory_bandwidth_bytes_per_s: "1 TB/s"
+tdp_w: 300
+sources:
+  - fields: ["*"]
+    ref: test fixture
+    date: 2026-11-29
 )";
 
 }  // namespace infercap::testing

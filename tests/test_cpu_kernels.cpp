@@ -78,6 +78,37 @@ Deployment dep(DType w) {
   return d;
 }
 
+// The rates PerfModel derives for one model, device, stack and deployment (the model must build).
+PerfModel::Rates rates_of(const ModelSpec& m, const HardwareSpec& h, const StackSpec& s,
+                          const Deployment& d) {
+  auto p = PerfModel::create(m, h, s, d);
+  INFO((p.ok() ? std::string() : p.error().message));
+  REQUIRE(p.ok());
+  return p->rates();
+}
+
+// The decode tests' question: model_1b in Q8_0 on one thread of avx2_cpu(), with no fixed cost
+// per kernel, so a projection's time is its memory stream and its dot loop alone.
+struct OneThreadDecode {
+  ModelSpec m = model_1b();
+  StackSpec s = isa_stack();
+  Deployment d = dep(DType::q8_0);
+  HardwareSpec h = avx2_cpu();
+  OneThreadDecode() {
+    s.for_class(HwClass::cpu).kernel_overhead_s = 0;
+    d.cpu.threads_per_socket = 1;
+  }
+  // The ffn_up projection of one decode step at batch 1, context 0.
+  OpTime ffn_up() const {
+    auto p = PerfModel::create(m, h, s, d);
+    REQUIRE(p.ok());
+    for (const auto& o : p->decode_breakdown(1, 0).ops)
+      if (o.cost.name == "ffn_up") return o;
+    FAIL("no ffn_up in the decode step");
+    return {};
+  }
+};
+
 }  // namespace
 
 TEST_CASE("kernel peaks follow the vector datapath: ratios to the fp32 FMA rate", "[model]") {
@@ -153,35 +184,32 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
   SECTION("Q4_0 on AVX2, 8 of 16 threads") {
     Deployment d = dep(DType::q4_0);
     d.cpu.threads_per_socket = 8;
-    auto p = PerfModel::create(m, avx2_cpu(), s, d);
-    INFO((p.ok() ? std::string() : p.error().message));
-    REQUIRE(p.ok());
+    const auto r = rates_of(m, avx2_cpu(), s, d);
     // prefill: 8 x 4e9 x 64 x 0.25 = 512 GOP/s; decode dot: 8 x 4e9 x 64 x 0.4 / 2 weights/s.
-    CHECK(p->rates().gemm_flops == Approx(8 * 4e9 * 64 * 0.25));
-    CHECK(p->rates().weights_per_s == Approx(8 * 4e9 * 64 * 0.4 / 2));
+    CHECK(r.gemm_flops == Approx(8 * 4e9 * 64 * 0.25));
+    CHECK(r.weights_per_s == Approx(8 * 4e9 * 64 * 0.4 / 2));
     // attention on fp16 KV: 8 x 4e9 x 32 x 0.5.
-    CHECK(p->rates().attn_flops == Approx(8 * 4e9 * 32 * 0.5));
+    CHECK(r.attn_flops == Approx(8 * 4e9 * 32 * 0.5));
   }
+  // Decode of a block format runs the VNNI dot loop on this CPU, with or without the tiles.
+  const double vnni_q8_weights_per_s = 16 * 4e9 * 128 * 0.4 / 2;
   SECTION("Q8_0 on AMX: prefill on tiles at amx_gemm_fraction, decode on VNNI") {
-    auto p = PerfModel::create(m, amx_cpu(), s, dep(DType::q8_0));
-    REQUIRE(p.ok());
-    CHECK(p->rates().gemm_flops == Approx(16 * 4e9 * 2048 * 0.1));
-    CHECK(p->rates().weights_per_s == Approx(16 * 4e9 * 128 * 0.4 / 2));
+    const auto r = rates_of(m, amx_cpu(), s, dep(DType::q8_0));
+    CHECK(r.gemm_flops == Approx(16 * 4e9 * 2048 * 0.1));
+    CHECK(r.weights_per_s == Approx(vnni_q8_weights_per_s));
   }
   SECTION("an engine built without AMX (--no-amx): Q8_0 prefill on the VNNI dot loop") {
     Deployment d = dep(DType::q8_0);
     d.cpu.amx = false;
-    auto p = PerfModel::create(m, amx_cpu(), s, d);
-    REQUIRE(p.ok());
+    const auto r = rates_of(m, amx_cpu(), s, d);
     // 16 x 4e9 x 128 (4 f) x 0.25 (quantised_gemm_compute_fraction), not the tiles' 2048 x 0.1.
-    CHECK(p->rates().gemm_flops == Approx(16 * 4e9 * 128 * 0.25));
-    CHECK(p->rates().weights_per_s == Approx(16 * 4e9 * 128 * 0.4 / 2));
+    CHECK(r.gemm_flops == Approx(16 * 4e9 * 128 * 0.25));
+    CHECK(r.weights_per_s == Approx(vnni_q8_weights_per_s));
   }
   SECTION("F16 is a native format: gemm_compute_fraction and dot_fraction") {
-    auto p = PerfModel::create(m, vnni_cpu(), s, dep(DType::fp16));
-    REQUIRE(p.ok());
-    CHECK(p->rates().gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
-    CHECK(p->rates().weights_per_s == Approx(16 * 4e9 * 32 * 0.8 / 2));
+    const auto r = rates_of(m, vnni_cpu(), s, dep(DType::fp16));
+    CHECK(r.gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
+    CHECK(r.weights_per_s == Approx(16 * 4e9 * 32 * 0.8 / 2));
   }
   SECTION("a CPU entry without a base clock cannot run the kernel model: an error value") {
     HardwareSpec h = avx2_cpu();
@@ -194,55 +222,31 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     StackSpec t = s;
     t.for_class(HwClass::cpu).cpu_isa_kernels = false;
     t.for_class(HwClass::cpu).quantised_gemm_compute_fraction = 0.5;
-    auto p = PerfModel::create(m, avx2_cpu(), t, dep(DType::q4_0));
-    REQUIRE(p.ok());
+    const auto r = rates_of(m, avx2_cpu(), t, dep(DType::q4_0));
     // No int8 roof on this CPU: Q4_0 widens to fp32; 2.048e12 x 0.70 (class default) x 0.5.
-    CHECK(p->rates().gemm_flops == Approx(2.048e12 * 0.70 * 0.5));
-    CHECK(p->rates().weights_per_s == 0);
+    CHECK(r.gemm_flops == Approx(2.048e12 * 0.70 * 0.5));
+    CHECK(r.weights_per_s == 0);
   }
 }
 
 TEST_CASE("decode is the slower of the bandwidth and the dot loop", "[model]") {
-  const ModelSpec m = model_1b();
-  StackSpec s = isa_stack();
-  s.for_class(HwClass::cpu).kernel_overhead_s = 0;
-  Deployment d = dep(DType::q8_0);
-  d.cpu.threads_per_socket = 1;
-  HardwareSpec h = avx2_cpu();
-  h.cpu->per_core_bandwidth_bytes_per_s = 1e12;  // one thread saturates: bandwidth never binds
-  auto p = PerfModel::create(m, h, s, d);
-  REQUIRE(p.ok());
+  OneThreadDecode q;
+  q.h.cpu->per_core_bandwidth_bytes_per_s = 1e12;  // one thread saturates: bandwidth never binds
   // One thread: 4e9 x 64 x 0.4 / 2 = 51.2e9 weights/s bounds every projection.
-  const auto b = p->decode_breakdown(1, 0);
-  bool saw_issue = false;
-  for (const auto& o : b.ops) {
-    if (o.cost.name == "ffn_up") {
-      CHECK(o.bound == Bound::issue);
-      CHECK(o.issue_s == Approx(2.0 * 2048 * 8192 * m.layers / 51.2e9));
-      saw_issue = true;
-    }
-  }
-  CHECK(saw_issue);
+  const OpTime o = q.ffn_up();
+  CHECK(o.bound == Bound::issue);
+  CHECK(o.issue_s == Approx(2.0 * 2048 * 8192 * q.m.layers / 51.2e9));
 }
 
 TEST_CASE("decode dot loop: a thread's loads its loop does not hide add to the loop", "[model]") {
   // t = max(memory, dot + (1 - overlap) x memory x u), u = bw(T) / (T x bw per thread).
-  const ModelSpec m = model_1b();
-  StackSpec s = isa_stack();
-  s.for_class(HwClass::cpu).kernel_overhead_s = 0;
-  Deployment d = dep(DType::q8_0);
-  d.cpu.threads_per_socket = 1;
-  HardwareSpec h = avx2_cpu();
-  h.memory_bandwidth_bytes_per_s = 1e12;
-  h.cpu->per_core_bandwidth_bytes_per_s = 10e9;  // one thread: 1e12 (1 - e^-0.01) = 9.95 GB/s
+  OneThreadDecode q;
+  q.h.memory_bandwidth_bytes_per_s = 1e12;
+  q.h.cpu->per_core_bandwidth_bytes_per_s = 10e9;  // one thread: 1e12 (1 - e^-0.01) = 9.95 GB/s
   auto time_of = [&](double overlap) {
-    s.for_class(HwClass::cpu).dot_memory_overlap = overlap;
-    auto p = PerfModel::create(m, h, s, d);
-    REQUIRE(p.ok());
-    for (const auto& o : p->decode_breakdown(1, 0).ops)
-      if (o.cost.name == "ffn_up") return std::pair{o.time_s, std::pair{o.memory_s, o.issue_s}};
-    FAIL("no ffn_up");
-    return std::pair{0.0, std::pair{0.0, 0.0}};
+    q.s.for_class(HwClass::cpu).dot_memory_overlap = overlap;
+    const OpTime o = q.ffn_up();
+    return std::pair{o.time_s, std::pair{o.memory_s, o.issue_s}};
   };
   const auto [full, parts] = time_of(1.0);
   const auto [mem, dot] = parts;
@@ -253,8 +257,8 @@ TEST_CASE("decode dot loop: a thread's loads its loop does not hide add to the l
   const double u = (1 - std::exp(-0.01)) / 0.01;
   CHECK(time_of(0.25).first == Approx(std::max(mem, dot + 0.75 * mem * u)));
   // 16 threads on a 20 GB/s bus (saturated: x = 16 x 10 / 20 = 8, u = 0.125): the stream binds.
-  h.memory_bandwidth_bytes_per_s = 20e9;
-  d.cpu.threads_per_socket = 16;
+  q.h.memory_bandwidth_bytes_per_s = 20e9;
+  q.d.cpu.threads_per_socket = 16;
   const auto [sat, sat_parts] = time_of(0.25);
   const double u16 = (1 - std::exp(-8.0)) / 8.0;
   CHECK(sat == Approx(std::max(sat_parts.first, sat_parts.second + 0.75 * sat_parts.first * u16)));
@@ -262,5 +266,5 @@ TEST_CASE("decode dot loop: a thread's loads its loop does not hide add to the l
   // ffn_up is gate and up (SwiGLU), Q8_0 34 bytes per 32: 2 x 2048 x 8192 x 4 x 34/32 / bw1.
   const double bw1 = 1e12 * (1 - std::exp(-10e9 / 1e12));
   // (plus the step's 2048 + 2 x 8192 fp32 activations, 0.2% of it)
-  CHECK(mem == Approx(2.0 * 2048 * 8192 * m.layers * 34 / 32 / bw1).epsilon(5e-3));
+  CHECK(mem == Approx(2.0 * 2048 * 8192 * q.m.layers * 34 / 32 / bw1).epsilon(5e-3));
 }

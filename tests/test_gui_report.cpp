@@ -11,54 +11,36 @@
 #include <sstream>
 
 #include "catalog_fixture.hpp"
+#include "gui_desk_fixture.hpp"
 #include "infercap/report/export.hpp"
 #include "infercap_gui/plan_job.hpp"
 #include "infercap_gui/report_job.hpp"
 #include "infercap_gui/uncertainty.hpp"
 #include "infercap_gui/whatif.hpp"
+#include "process_fixture.hpp"
 
 using namespace infercap;
 using namespace infercap::gui;
 namespace fs = std::filesystem;
+using infercap::test::run_command;
+using infercap::test::slurp;
 
 namespace {
 
-const std::string kData = INFERCAP_SOURCE_DIR "/data";
-
-const spec::Catalog& catalog() {
-  return infercap::test::project_catalog().catalog;
-}
-
-std::string run(const std::string& cmd, int* rc = nullptr) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int st = pclose(p);
-  if (rc != nullptr) *rc = (st & 0x7f) == 0 ? (st >> 8) & 0xff : -1;
-  return out;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const std::string& kData = infercap::test::kDataDir;
+using infercap::test::catalog;
 
 // The cell content of a workbook: every sheet's XML and the shared strings (docProps, which
 // hold the creation time, are left out).
 std::string xlsx_content(const fs::path& p) {
   int rc = 0;
-  const std::string list = run("unzip -Z1 '" + p.string() + "'", &rc);
+  const std::string list = run_command("unzip -Z1 '" + p.string() + "'", &rc);
   REQUIRE(rc == 0);
   std::string out;
   std::istringstream names(list);
   for (std::string n; std::getline(names, n);) {
     if (n.rfind("xl/worksheets/", 0) != 0 && n != "xl/sharedStrings.xml") continue;
-    out += "== " + n + "\n" + run("unzip -p '" + p.string() + "' '" + n + "'");
+    out += "== " + n + "\n" + run_command("unzip -p '" + p.string() + "' '" + n + "'");
   }
   return out;
 }
@@ -66,16 +48,7 @@ std::string xlsx_content(const fs::path& p) {
 // A small, quick question: chat-service on three devices, two precisions, edited as a user
 // would (more load, fp8 only), saved where `infercap report` reads it.
 WhatIf edited_desk(const fs::path& yaml) {
-  WhatIf w;
-  REQUIRE(w.open(kData + "/examples/chat-service.yaml", kData));
-  w.edit("trim", [&](WhatIfInputs& in) {
-    in.sc.candidates.all_hardware = false;
-    in.sc.candidates.hardware = {"h100-sxm", "l40s", "a100-sxm-80gb"};
-    in.sc.candidates.precisions = {"bf16", "fp8"};
-    in.sc.candidates.tp = {1, 2};
-    in.sc.verify_top = 1;
-    in.sc.verify_requests = 400;
-  });
+  WhatIf w = infercap::test::small_chat_desk();
   w.edit("load", [&](WhatIfInputs& in) { set_curve_scale(in, w.original(), 0, 1.5); });
   w.edit("electricity", [](WhatIfInputs& in) { in.sc.prices.electricity_usd_per_kwh = 0.21; });
   std::string err;
@@ -117,9 +90,9 @@ TEST_CASE("report export: every format from an edited scenario is what `infercap
     REQUIRE(e.state == JobState::done);
     CHECK(e.message.find("wrote " + gui.string()) == 0);
     int rc = -1;
-    run("'" INFERCAP_CLI_PATH "' report '" + yaml.string() + "' -o '" + cli.string() + "' --lang " +
-            lang + " --data '" + kData + "' 2>&1",
-        &rc);
+    run_command("'" INFERCAP_CLI_PATH "' report '" + yaml.string() + "' -o '" + cli.string() +
+                    "' --lang " + lang + " --data '" + kData + "' 2>&1",
+                &rc);
     CHECK(rc == want_rc);
     REQUIRE(fs::exists(gui));
     REQUIRE(fs::exists(cli));
@@ -130,11 +103,11 @@ TEST_CASE("report export: every format from an edited scenario is what `infercap
       CHECK(g.find(yaml.string()) != std::string::npos);  // the provenance names the saved file
       if (c.lang == report::Lang::zh) CHECK(g.find("CNY") != std::string::npos);
     } else if (ext == ".pdf") {
-      const std::string g = run("pdftotext -layout '" + gui.string() + "' -");
+      const std::string g = run_command("pdftotext -layout '" + gui.string() + "' -");
       CHECK(g.size() > 1000);
-      CHECK(g == run("pdftotext -layout '" + cli.string() + "' -"));
-      CHECK(run("pdfinfo '" + gui.string() + "' | grep Pages") ==
-            run("pdfinfo '" + cli.string() + "' | grep Pages"));
+      CHECK(g == run_command("pdftotext -layout '" + cli.string() + "' -"));
+      CHECK(run_command("pdfinfo '" + gui.string() + "' | grep Pages") ==
+            run_command("pdfinfo '" + cli.string() + "' | grep Pages"));
     } else {
       const std::string g = xlsx_content(gui);
       CHECK(g.find("<f>") != std::string::npos);  // live formulas, as the CLI writes them

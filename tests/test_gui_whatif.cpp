@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "catalog_fixture.hpp"
+#include "gui_desk_fixture.hpp"
 #include "infercap/spec/scenario.hpp"
 #include "infercap_gui/file_browser.hpp"
 #include "infercap_gui/plan_export.hpp"
@@ -25,11 +26,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kData = INFERCAP_SOURCE_DIR "/data";
-
-const spec::Catalog& catalog() {
-  return infercap::test::project_catalog().catalog;
-}
+const std::string& kData = infercap::test::kDataDir;
+using infercap::test::catalog;
 
 // The CLI's pipeline on a YAML file (cli/cmd_plan.cpp solve_scenario: load_scenario ->
 // to_plan_inputs -> solve).
@@ -76,21 +74,6 @@ Plan resolve_and_check(const WhatIf& w, const std::string& tag) {
   return *gui.plan;
 }
 
-// A small, quick question for the edits: one class on three devices, two precisions.
-WhatIf small_desk() {
-  WhatIf w;
-  REQUIRE(w.open(kData + "/examples/chat-service.yaml", kData));
-  w.edit("trim", [&](WhatIfInputs& in) {
-    in.sc.candidates.all_hardware = false;
-    in.sc.candidates.hardware = {"h100-sxm", "l40s", "a100-sxm-80gb"};
-    in.sc.candidates.precisions = {"bf16", "fp8"};
-    in.sc.candidates.tp = {1, 2};
-    in.sc.verify_top = 1;
-    in.sc.verify_requests = 400;
-  });
-  return w;
-}
-
 const CandidateRow& first_part(const Plan& p) {
   REQUIRE_FALSE(p.recommended.parts.empty());
   return p.recommended.parts[0];
@@ -99,7 +82,7 @@ const CandidateRow& first_part(const Plan& p) {
 }  // namespace
 
 TEST_CASE("what-if: each input re-solves to the CLI's plan of the saved YAML", "[gui]") {
-  WhatIf w = small_desk();
+  WhatIf w = infercap::test::small_chat_desk();
   for (const auto& h : {"h100-sxm", "l40s"}) REQUIRE(catalog().find_hardware(h) != nullptr);
   const Plan base = resolve_and_check(w, "base");
   const CandidateRow& b0 = first_part(base);
@@ -221,7 +204,7 @@ TEST_CASE("what-if: each input re-solves to the CLI's plan of the saved YAML", "
 }
 
 TEST_CASE("what-if: the CLI binary answers the saved YAML with the GUI's plan", "[gui]") {
-  WhatIf w = small_desk();
+  WhatIf w = infercap::test::small_chat_desk();
   w.edit("rate", [&](WhatIfInputs& in) { set_curve_scale(in, w.original(), 0, 1.5); });
   w.edit("fp8", [](WhatIfInputs& in) { in.sc.candidates.precisions = {"fp8"}; });
   const PlanOutcome gui = solve_loaded(catalog(), w.inputs().sc);

@@ -18,9 +18,12 @@
 #include "infercap/sensitivity.hpp"
 #include "infercap/spec/scenario.hpp"
 #include "messages.hpp"
+#include "process_fixture.hpp"
 
 using namespace infercap;
 using namespace infercap::report;
+using infercap::test::run_command;
+using infercap::test::slurp;
 
 namespace {
 
@@ -49,26 +52,6 @@ ReportOptions options(Lang lang) {
   o.spec_file = "SPEC.yaml";
   o.accuracy = {0.072, 0.145, "docs/validation.md"};
   return o;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-std::string run_cmd(const std::string& cmd, int* rc = nullptr) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int st = pclose(p);
-  // pclose returns a wait status: the exit code is its second byte (POSIX WEXITSTATUS).
-  if (rc != nullptr) *rc = (st & 0x7f) == 0 ? (st >> 8) & 0xff : -1;
-  return out;
 }
 
 const Table* find_table(const Document& d, const std::string& id) {
@@ -433,10 +416,10 @@ TEST_CASE("XLSX report: BOM and TCO as live formulas whose cached values recompu
   REQUIRE(w);
   CHECK(*w == Format::xlsx);
   int rc = 0;
-  const std::string wb = run_cmd("unzip -p " + path + " xl/workbook.xml", &rc);
+  const std::string wb = run_command("unzip -p " + path + " xl/workbook.xml", &rc);
   REQUIRE(rc == 0);
   CHECK(std::regex_search(wb, std::regex("<sheet name=\"4 Bill of materials\"")));
-  const auto cells = sheet_cells(run_cmd("unzip -p " + path + " xl/worksheets/sheet4.xml"));
+  const auto cells = sheet_cells(run_command("unzip -p " + path + " xl/worksheets/sheet4.xml"));
   // Recompute every formula from the cells it names: "D5*E5", "G5+J5", "SUM(K5:K7)".
   const std::regex product(R"(^([A-Z]+[0-9]+)([*+])([A-Z]+[0-9]+)$)");
   const std::regex sum(R"(^SUM\(([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)\)$)");
@@ -491,12 +474,12 @@ TEST_CASE("XLSX report: BOM and TCO as live formulas whose cached values recompu
   }
   CHECK(purchase_rows == static_cast<int>(find_table(d, "bom")->rows.size()));
   // The TCO sheet's energy cells multiply kWh by the price per kWh.
-  const auto cand = sheet_cells(run_cmd("unzip -p " + path + " xl/worksheets/sheet3.xml"));
+  const auto cand = sheet_cells(run_command("unzip -p " + path + " xl/worksheets/sheet3.xml"));
   int energy = 0;
   for (const auto& [ref, c] : cand)
     if (std::regex_match(c.formula, std::regex(R"(^C[0-9]+\*D[0-9]+$)"))) ++energy;
   CHECK(energy >= 1);
-  CHECK(run_cmd("unzip -l " + path).find("xl/charts/chart1.xml") != std::string::npos);
+  CHECK(run_command("unzip -l " + path).find("xl/charts/chart1.xml") != std::string::npos);
   std::remove(path.c_str());
 }
 
@@ -512,10 +495,10 @@ TEST_CASE("PDF report: pages, contents, page numbers, embedded fonts, Chinese te
     REQUIRE(pages);
     CHECK(*pages >= 9);  // a contents page, then every section on its own page(s)
     int rc = 0;
-    const std::string info = run_cmd("pdfinfo " + path, &rc);
+    const std::string info = run_command("pdfinfo " + path, &rc);
     REQUIRE(rc == 0);
     CHECK(std::regex_search(info, std::regex("Pages:\\s+" + std::to_string(*pages) + "\n")));
-    const std::string text = run_cmd("pdftotext -layout " + path + " -");
+    const std::string text = run_command("pdftotext -layout " + path + " -");
     if (lang == Lang::en) {
       CHECK(text.find("Contents") != std::string::npos);
       CHECK(text.find("1. Executive summary") != std::string::npos);
@@ -529,9 +512,9 @@ TEST_CASE("PDF report: pages, contents, page numbers, embedded fonts, Chinese te
       CHECK(text.find("元") != std::string::npos);
     }
     // The contents page's numbers are the pages where the sections start: the summary is on 2.
-    const std::string page2 = run_cmd("pdftotext -f 2 -l 2 " + path + " -");
+    const std::string page2 = run_command("pdftotext -f 2 -l 2 " + path + " -");
     CHECK(page2.find(d.sections[0].title) != std::string::npos);
-    const std::string fonts = run_cmd("pdffonts " + path);
+    const std::string fonts = run_command("pdffonts " + path);
     CHECK(fonts.find("NotoSansCJK") != std::string::npos);
     std::istringstream fl(fonts);
     std::string l;
@@ -556,20 +539,20 @@ TEST_CASE("report command: format by extension, language and currency, clear err
   int rc = -1;
   const std::string out = "/tmp/infercap-test-report-cli.html";
   std::remove(out.c_str());
-  run_cmd(cli + "report " + spec + " -o " + out + " --lang zh --no-sensitivity 2>&1", &rc);
+  run_command(cli + "report " + spec + " -o " + out + " --lang zh --no-sensitivity 2>&1", &rc);
   CHECK(rc == 0);
   const std::string h = slurp(out);
   CHECK(h.find("<html lang=\"zh-CN\">") != std::string::npos);
   CHECK(h.find("（元）") != std::string::npos);  // zh defaults to CNY
   std::remove(out.c_str());
-  const std::string e1 = run_cmd(cli + "report " + spec + " -o /tmp/r.docx 2>&1", &rc);
+  const std::string e1 = run_command(cli + "report " + spec + " -o /tmp/r.docx 2>&1", &rc);
   CHECK(rc == 3);
   CHECK(e1.find("expected an extension .md, .html, .pdf or .xlsx, found '.docx'") !=
         std::string::npos);
-  const std::string e2 = run_cmd(cli + "report " + spec + " -o /tmp/r.md --lang fr 2>&1", &rc);
+  const std::string e2 = run_command(cli + "report " + spec + " -o /tmp/r.md --lang fr 2>&1", &rc);
   CHECK(rc == 3);
   CHECK(e2.find("--lang") != std::string::npos);
-  run_cmd(cli + "report " + spec + " -o /nonexistent-dir/r.pdf --no-sensitivity 2>&1", &rc);
+  run_command(cli + "report " + spec + " -o /nonexistent-dir/r.pdf --no-sensitivity 2>&1", &rc);
   CHECK(rc == 4);
 }
 

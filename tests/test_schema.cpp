@@ -4,7 +4,10 @@
 // every YAML file of its kind in data/ validates against its schema; and files the loaders
 // refuse for a key's name, type, range or enum are refused by the schema too. The validator
 // below implements exactly the keywords the generator emits and refuses any other, so a new
-// keyword cannot be silently ignored.
+// keyword cannot be silently ignored. The same holds for the import formats' schemas and the
+// CSV column tables (cli/import_schemas.hpp), written from their readers' tables: byte for byte,
+// the project's own files validate, and each CSV reader refuses a header without a column its
+// table says is needed.
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 
@@ -21,12 +24,19 @@
 #include <string>
 #include <vector>
 
+#include "bench_import_keys.hpp"
+#include "calibrate_import.hpp"
+#include "catalog_fixture.hpp"
+#include "import_schemas.hpp"
+#include "infercap/calibration/measurement_import.hpp"
+#include "infercap/spec/csv.hpp"
 #include "infercap/spec/reader.hpp"
 #include "infercap/spec/schema.hpp"
 #include "infercap/spec/text_file.hpp"
+#include "measurements.hpp"
+#include "process_fixture.hpp"
+#include "small_scenario.hpp"
 
-// Last: <sys/wait.h> defines macros that clash with names in the headers above.
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace infercap;
@@ -195,15 +205,28 @@ struct Validator {
   }
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+using infercap::test::run_command;
+using infercap::test::slurp;
+
+// A spec kind, or an import format (nullptr if neither).
+const spec::SpecKind* any_kind(const std::string& kind) {
+  if (const spec::SpecKind* k = spec::find_spec_kind(kind)) return k;
+  for (const auto& k : cli::import_kinds())
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+// Every file `infercap schema -o docs/schema` writes, with its text.
+std::vector<std::pair<std::string, std::string>> generated_files() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto* kinds : {&spec::spec_kinds(), &cli::import_kinds()})
+    for (const auto& k : *kinds) out.emplace_back(spec::schema_file_name(k), spec::json_schema(k));
+  for (const auto& t : cli::column_tables()) out.emplace_back(t.file, t.markdown());
+  return out;
 }
 
 Json schema_of(const std::string& kind) {
-  const spec::SpecKind* k = spec::find_spec_kind(kind);
+  const spec::SpecKind* k = any_kind(kind);
   REQUIRE(k != nullptr);
   return Json::parse(spec::json_schema(*k));
 }
@@ -214,20 +237,7 @@ std::vector<std::string> validate_text(const std::string& kind, const std::strin
   return v.errors;
 }
 
-const char* const kHardware = R"(schema_version: 1
-kind: hardware
-name: test-gpu
-class: gpu
-dense_flops_per_s:
-  bf16: "100 TFLOP/s"
-memory_bytes: "16 GB"
-memory_bandwidth_bytes_per_s: "1 TB/s"
-tdp_w: 300
-sources:
-  - fields: ["*"]
-    ref: test fixture
-    date: 2026-11-29
-)";
+const std::string kHardware = infercap::testing::kSmallHardware;
 
 std::string with(std::string base, const std::string& old, const std::string& now) {
   const auto at = base.find(old);
@@ -237,19 +247,22 @@ std::string with(std::string base, const std::string& old, const std::string& no
 
 }  // namespace
 
-TEST_CASE("docs/schema holds exactly what the loaders generate, byte for byte", "[unit]") {
+TEST_CASE("docs/schema holds exactly what the loaders and readers generate, byte for byte",
+          "[unit]") {
   std::set<std::string> expected;
-  for (const auto& k : spec::spec_kinds()) {
-    const std::string file = kSource + "/docs/schema/" + spec::schema_file_name(k);
+  for (const auto& [name, text] : generated_files()) {
+    const std::string file = kSource + "/docs/schema/" + name;
     INFO(file << ": regenerate with `infercap schema -o docs/schema`");
     REQUIRE(fs::exists(file));
-    CHECK(slurp(file) == spec::json_schema(k));
-    expected.insert(spec::schema_file_name(k));
+    CHECK(slurp(file) == text);
+    expected.insert(name);
   }
-  // No schema for a kind no loader reads any more.
+  // The spec kinds, three import formats and three CSV tables.
+  CHECK(expected.size() == spec::spec_kinds().size() + 6);
+  // No schema or table for a kind nothing reads any more.
   for (const auto& e : fs::directory_iterator(kSource + "/docs/schema")) {
     const std::string f = e.path().filename().string();
-    if (!f.ends_with(".schema.json")) continue;
+    if (!f.ends_with(".schema.json") && !f.ends_with(".columns.md")) continue;
     INFO(f);
     CHECK(expected.count(f) == 1);
   }
@@ -303,11 +316,9 @@ TEST_CASE("every spec in data/ validates against its kind's schema", "[unit]") {
     const spec::Document doc = spec::parse_file(path, d);
     REQUIRE(doc.ok);
     const std::string kind = spec::peek_kind(doc);
-    // calibration-measurements (calibrate --import) has its own reader, not the spec Reader.
-    if (spec::find_spec_kind(kind) == nullptr) {
-      CHECK(kind == "calibration-measurements");
-      continue;
-    }
+    // calibration-measurements (calibrate --import) has its own reader and an import schema.
+    INFO(path << ": kind " << kind);
+    REQUIRE(any_kind(kind) != nullptr);
     Validator v;
     v.check(schema_of(kind), doc.root, "");
     std::string all;
@@ -321,6 +332,7 @@ TEST_CASE("every spec in data/ validates against its kind's schema", "[unit]") {
     INFO(k.kind);
     CHECK(per_kind[k.kind] >= 1);
   }
+  CHECK(per_kind["calibration-measurements"] >= 1);
   CHECK(per_kind["hardware"] >= 40);
 }
 
@@ -373,32 +385,223 @@ TEST_CASE("the schema refuses what the loaders refuse for a key's name, type, ra
 
 TEST_CASE("infercap schema prints and writes the committed schemas", "[golden]") {
   const std::string cli = std::string("'") + INFERCAP_CLI_PATH + "'";
-  auto run = [](const std::string& cmd, int& rc) {
-    std::string out;
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::array<char, 4096> buf{};
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    const int status = pclose(p);
-    rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return out;
-  };
   int rc = -1;
-  CHECK(run(cli + " schema --kind stack", rc) == slurp(kSource + "/docs/schema/stack.schema.json"));
+  CHECK(run_command(cli + " schema --kind stack", &rc) ==
+        slurp(kSource + "/docs/schema/stack.schema.json"));
+  CHECK(rc == 0);
+  CHECK(run_command(cli + " schema --kind measurements-csv", &rc) ==
+        slurp(kSource + "/docs/schema/measurements.columns.md"));
   CHECK(rc == 0);
   const fs::path dir =
       fs::temp_directory_path() / ("infercap-schema-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  run(cli + " schema -o '" + dir.string() + "' 2>/dev/null", rc);
+  run_command(cli + " schema -o '" + dir.string() + "' 2>/dev/null", &rc);
   CHECK(rc == 0);
-  for (const auto& k : spec::spec_kinds()) {
-    INFO(k.kind);
-    CHECK(slurp((dir / spec::schema_file_name(k)).string()) == spec::json_schema(k));
+  for (const auto& [name, text] : generated_files()) {
+    INFO(name);
+    CHECK(slurp((dir / name).string()) == text);
   }
-  const std::string err = run(cli + " schema --kind hardwear 2>&1 >/dev/null", rc);
+  const std::string err = run_command(cli + " schema --kind hardwear 2>&1 >/dev/null", &rc);
   CHECK(rc == 2);
   CHECK(err.find("--kind: expected one of [model, hardware") != std::string::npos);
   CHECK(err.find("did you mean 'hardware'?") != std::string::npos);
   fs::remove_all(dir);
+}
+
+// --- the import formats and CSV tables (cli/import_schemas.hpp) --------------------------------
+
+namespace {
+
+std::vector<std::string> validate_file(const std::string& kind, const std::string& path) {
+  Validator v;
+  v.check(schema_of(kind), YAML::LoadFile(path), "");
+  return v.errors;
+}
+
+std::string join(const std::vector<std::string>& cells) {
+  std::string out;
+  for (size_t i = 0; i < cells.size(); ++i) out += (i > 0 ? "," : "") + cells[i];
+  return out;
+}
+
+// A header of `names` and one row of `cells`, without column `drop` ("" keeps all).
+std::string csv_without(const std::vector<std::string>& names,
+                        const std::vector<std::string>& cells, const std::string& drop) {
+  std::vector<std::string> h, r;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == drop) continue;
+    h.push_back(names[i]);
+    r.push_back(cells[i]);
+  }
+  return join(h) + "\n" + join(r) + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("the import formats' schemas state their readers' tables", "[unit][calib]") {
+  const Json cm = schema_of("calibration-measurements");
+  CHECK(cm["additionalProperties"] == false);
+  CHECK(cm["required"] == Json::array({"measurements"}));
+  const Json row = cm["properties"]["measurements"]["items"];
+  // kImportColumns: kind and source in every row; value or samples; bytes > 0; m in [1, 2^31].
+  CHECK(row["required"] == Json::array({"kind", "source"}));
+  CHECK(row["anyOf"] == Json::parse(R"([{"required": ["value"]}, {"required": ["samples"]}])"));
+  CHECK(row["properties"]["bytes"]["exclusiveMinimum"] == 0);
+  CHECK(row["properties"]["m"]["type"] == "integer");
+  CHECK(row["properties"]["m"]["maximum"] == 2147483648LL);
+  CHECK(row["properties"].size() == std::size(calibration::kImportColumns));
+  // Header keys at the top; the provenance ones also under provenance:, hardware not.
+  CHECK(cm["properties"].contains("cache_bytes"));
+  CHECK(cm["properties"]["provenance"]["properties"].contains("commit"));
+  CHECK_FALSE(cm["properties"]["provenance"]["properties"].contains("hardware"));
+  // Another tool's results: open objects; llama-bench's file is an array of them.
+  const Json lb = schema_of("llama-bench");
+  CHECK(lb["type"] == "array");
+  CHECK(lb["items"]["additionalProperties"] == true);
+  CHECK(lb["items"]["required"] == Json::array({"model_type", "n_prompt", "n_gen", "avg_ts"}));
+  const Json vl = schema_of("vllm-benchmark");
+  CHECK(vl["additionalProperties"] == true);
+  CHECK(vl["anyOf"].size() == 3);
+}
+
+TEST_CASE("infercap's own import files validate against the import schemas", "[unit][calib]") {
+  const std::string imp = std::string(INFERCAP_TEST_DATA_DIR) + "/import/";
+  for (const auto& [file, kind] :
+       std::vector<std::pair<std::string, std::string>>{{"llama-bench.json", "llama-bench"},
+                                                        {"vllm-serving-c1.json", "vllm-benchmark"},
+                                                        {"vllm-serving-c8.json", "vllm-benchmark"},
+                                                        {"vllm-latency.json", "vllm-benchmark"}}) {
+    INFO(file);
+    const auto errs = validate_file(kind, imp + file);
+    CHECK(errs.empty());
+  }
+  // What the readers refuse, the schemas refuse: a vLLM result of neither form, a llama-bench
+  // result without its rate, an import row without a source or with a negative byte count.
+  CHECK_FALSE(validate_text("vllm-benchmark", R"({"model_id": "m", "completed": 3})").empty());
+  CHECK_FALSE(validate_text("llama-bench",
+                            R"([{"model_type": "llama 8B F16", "n_prompt": 512, "n_gen": 0}])")
+                  .empty());
+  const std::string good =
+      "kind: calibration-measurements\nschema_version: 1\nhardware: ascend-910b\n"
+      "measurements:\n  - {kind: read, bytes: 4294967296, value: 1.2, unit: TB/s, source: s}\n";
+  CHECK(validate_text("calibration-measurements", good).empty());
+  REQUIRE(calibration::parse_measurement_yaml(good, "good.yaml"));
+  for (const auto& [old, now] : std::vector<std::pair<std::string, std::string>>{
+           {", source: s}", "}"}, {"bytes: 4294967296", "bytes: -1"}, {"hardware:", "wattage:"}}) {
+    const std::string bad = with(good, old, now);
+    INFO(bad);
+    CHECK_FALSE(validate_text("calibration-measurements", bad).empty());
+    CHECK_FALSE(calibration::parse_measurement_yaml(bad, "bad.yaml"));
+  }
+}
+
+TEST_CASE("each CSV reader refuses a header without a column its table says is needed",
+          "[unit][calib]") {
+  SECTION("validate's measurement CSV: kMeasurementColumns") {
+    std::vector<std::string> names, cells;
+    for (const auto& c : cli::kMeasurementColumns) {
+      names.emplace_back(c.name);
+      cells.emplace_back(c.value == cli::CellValue::text ? "x" : "1");
+    }
+    const fs::path file =
+        fs::temp_directory_path() / ("infercap-columns-" + std::to_string(::getpid()) + ".csv");
+    auto read = [&](const std::string& text, spec::Diagnostics& d) {
+      std::ofstream(file, std::ios::binary) << text;
+      return cli::read_measurements(file.string(), d);
+    };
+    {
+      spec::Diagnostics d;
+      CHECK(read(csv_without(names, cells, ""), d).size() == 1);
+      INFO(d.format());
+      CHECK(d.empty());
+    }
+    for (const auto& c : cli::kMeasurementColumns) {
+      const std::string name(c.name);
+      INFO(name);
+      spec::Diagnostics d;
+      const auto rows = read(csv_without(names, cells, name), d);
+      if (c.need == cli::ColumnNeed::optional) {
+        CHECK(rows.size() == 1);
+        CHECK(d.empty());
+        continue;
+      }
+      REQUIRE_FALSE(d.empty());
+      CHECK(d.items().front().key_path == name);
+      CHECK(d.items().front().line == 1);
+    }
+    // A column every row must fill: an empty cell is refused at that cell.
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (cli::kMeasurementColumns[i].need != cli::ColumnNeed::cell) continue;
+      std::vector<std::string> empty = cells;
+      empty[i] = "";
+      spec::Diagnostics d;
+      CHECK(read(csv_without(names, empty, ""), d).empty());
+      REQUIRE(d.size() == 1);
+      CHECK(d.items().front().key_path == names[i]);
+      CHECK(d.items().front().col == static_cast<int>(i) + 1);
+    }
+    fs::remove(file);
+  }
+  SECTION("calibrate --import CSV: kImportColumns") {
+    std::vector<std::string> names;
+    for (const auto& c : calibration::kImportColumns) names.emplace_back(c.name);
+    // A read row: kind, bytes, value, unit and source filled.
+    std::vector<std::string> cells(names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::map<std::string, std::string> fill{{"kind", "read"},
+                                                    {"bytes", "4294967296"},
+                                                    {"value", "1.2"},
+                                                    {"unit", "TB/s"},
+                                                    {"source", "s"}};
+      if (fill.count(names[i])) cells[i] = fill.at(names[i]);
+    }
+    REQUIRE(calibration::parse_measurement_csv(csv_without(names, cells, ""), "ok.csv"));
+    for (const auto& c : calibration::kImportColumns) {
+      if (c.need == calibration::ImportNeed::optional) continue;
+      const std::string name(c.name);
+      INFO(name);
+      const auto r = calibration::parse_measurement_csv(csv_without(names, cells, name), "f.csv");
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message ==
+            "f.csv:1:1: " + name + ": the header needs a '" + name + "' column");
+    }
+    // A column no table lists is refused; an unknown header key names the table's keys.
+    names.push_back("wattage");
+    cells.push_back("3");
+    CHECK_FALSE(calibration::parse_measurement_csv(csv_without(names, cells, ""), "f.csv"));
+    names.pop_back();
+    cells.pop_back();
+    const auto key = calibration::parse_measurement_csv(
+        "# wattage: 3\n" + csv_without(names, cells, ""), "f.csv");
+    REQUIRE_FALSE(key);
+    std::string listed;
+    for (const auto& h : calibration::kImportHeaderKeys)
+      listed += (listed.empty() ? "" : ", ") + std::string(h.name);
+    CHECK(key.error().message ==
+          "f.csv:1:1: wattage: unknown header key 'wattage' (" + listed + ")");
+  }
+  SECTION("calibrate --from-benchmarks llama-bench CSV: kLlamaBenchKeys") {
+    const std::string text = slurp(std::string(INFERCAP_TEST_DATA_DIR) + "/import/llama-bench.csv");
+    std::istringstream in(text);
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    const auto names = spec::split_csv_line(header);
+    const auto cells = spec::split_csv_line(row);
+    const auto& catalog = test::project_catalog().catalog;
+    REQUIRE(cli::parse_llama_bench_csv(csv_without(names, cells, ""), "lb.csv", {}, catalog));
+    int needed = 0;
+    for (const auto& k : cli::kLlamaBenchKeys) {
+      if (!k.required) continue;
+      ++needed;
+      const std::string name(k.name);
+      INFO(name);
+      const auto r =
+          cli::parse_llama_bench_csv(csv_without(names, cells, name), "lb.csv", {}, catalog);
+      REQUIRE_FALSE(r);
+      CHECK(r.error().message.find("lb.csv:1:1: " + name + ": expected a '" + name + "' column") ==
+            0);
+    }
+    CHECK(needed == 4);
+  }
 }

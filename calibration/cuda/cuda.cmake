@@ -35,7 +35,13 @@ if(INFERCAP_WITH_CUDA AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/kernels.cu)
   target_compile_options(infercap_cuda_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   target_link_libraries(infercap_cuda_kernels PRIVATE CUDA::cudart)
   install(TARGETS infercap_cuda_kernels LIBRARY DESTINATION ${INFERCAP_MODULE_INSTALL_DIR})
-  infercap_add_backend_module(cuda ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp)
+  # The host side, one file a question (cuda_instances.hpp lists them).
+  infercap_add_backend_module(cuda ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/cuda_device.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/cuda_memory.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/cuda_launch.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/cuda_gemv.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/cuda_gemm.cpp)
   target_include_directories(infercap-backend-cuda PRIVATE ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(infercap-backend-cuda PRIVATE infercap_cuda_kernels CUDA::cudart
                         CUDA::cublas CUDA::cublasLt)

@@ -1,5 +1,6 @@
 #include "infercap/calibration/measurement_import.hpp"
 #include "infercap/spec/csv.hpp"
+#include "infercap/spec/table_key.hpp"
 #include "infercap/spec/text_file.hpp"
 
 #include <fmt/core.h>
@@ -41,38 +42,36 @@ std::optional<double> number(const std::string& s) {
 
 std::optional<KernelKind> import_kind(const std::string& s) {
   const std::string k = lower(trim(s));
-  if (k == "read" || k == "stream_read") return KernelKind::stream_read;
-  if (k == "copy" || k == "stream_copy") return KernelKind::stream_copy;
-  if (k == "triad" || k == "stream_triad") return KernelKind::stream_triad;
-  if (k == "gemv") return KernelKind::gemv;
-  if (k == "gemm") return KernelKind::gemm;
-  if (k == "launch" || k == "call_overhead") return KernelKind::call_overhead;
+  for (const auto& spelling : kImportKinds)
+    if (k == spelling.name) return spelling.kind;
   return std::nullopt;
 }
 
-// What a unit turns a value into: a time (seconds per call), or a rate over bytes or FLOPs.
-struct Unit {
-  enum Kind { time, bytes_rate, flops_rate } kind;
-  double scale;
-};
-std::optional<Unit> parse_unit(const std::string& u) {
-  static const std::map<std::string, Unit> units{
-      {"s", {Unit::time, 1}},
-      {"ms", {Unit::time, 1e-3}},
-      {"us", {Unit::time, 1e-6}},
-      {"ns", {Unit::time, 1e-9}},
-      {"b/s", {Unit::bytes_rate, 1}},
-      {"mb/s", {Unit::bytes_rate, 1e6}},
-      {"gb/s", {Unit::bytes_rate, 1e9}},
-      {"tb/s", {Unit::bytes_rate, 1e12}},
-      {"flop/s", {Unit::flops_rate, 1}},
-      {"gflop/s", {Unit::flops_rate, 1e9}},
-      {"tflop/s", {Unit::flops_rate, 1e12}},
-      {"tops", {Unit::flops_rate, 1e12}},
-  };
-  const auto it = units.find(lower(trim(u)));
-  if (it == units.end()) return std::nullopt;
-  return it->second;
+std::optional<ImportUnit> parse_unit(const std::string& u) {
+  const std::string want = lower(trim(u));
+  for (const auto& unit : kImportUnits)
+    if (want == lower(std::string(unit.name))) return unit;
+  return std::nullopt;
+}
+
+// "a, b, ... or z".
+std::string or_list(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+// A column the reader reads, by name, checked against kImportColumns when this file is compiled
+// (table_key.hpp), so the table (and the schema and docs written from it) lists every column read.
+using Col = spec::TableKey<kImportColumns>;
+
+const ImportHeaderKey* find_header_key(std::string_view name) {
+  for (const auto& k : kImportHeaderKeys)
+    if (k.name == name) return &k;
+  return nullptr;
 }
 
 // One row as read from either format, before it becomes a Measurement.
@@ -84,12 +83,13 @@ struct RawRow {
 };
 
 Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
-  auto get = [&](const char* k) {
-    const auto it = r.cells.find(k);
+  auto get = [&](Col k) {
+    const auto it = r.cells.find(std::string(k.name()));
     return it == r.cells.end() ? std::string() : trim(it->second);
   };
   // file:line:col: column: expected vs found, as every other diagnostic of the project.
-  auto fail = [&](const std::string& col, const std::string& msg) {
+  auto fail = [&](Col k, const std::string& msg) {
+    const std::string col(k.name());
     const auto it = r.at.find(col);
     const auto [l, c] = it != r.at.end() ? it->second : std::pair<int, int>{r.line, 1};
     return Error{fmt::format("{}:{}:{}: {}: {}", r.file, l, c, col, msg)};
@@ -100,8 +100,7 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
   m.shape.threads = 1;
   const auto kind = import_kind(get("kind"));
   if (!kind) {
-    return fail("kind", fmt::format("expected read, copy, triad, gemv, gemm or launch, found '{}'",
-                                    get("kind")));
+    return fail("kind", fmt::format("expected {}, found '{}'", import_kind_list(), get("kind")));
   }
   m.kind = *kind;
   const std::string src = get("source");
@@ -120,11 +119,11 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
       m.compute = *ct;
     }
     int64_t dims[3] = {0, 0, 0};
-    const char* names[3] = {"m", "n", "k"};
+    const Col names[3] = {"m", "n", "k"};
     for (int i = 0; i < 3; ++i) {
       const auto v = number(get(names[i]));
       // At most 2^31 per dimension: far above any real matrix, and the int64 cast stays defined.
-      if (!v || *v < 1 || *v != std::floor(*v) || *v > 2147483648.0) {
+      if (!v || !names[i]->bounds.contains(*v) || *v != std::floor(*v)) {
         return fail(names[i], fmt::format("expected a positive whole number up to 2^31, found '{}'",
                                           get(names[i])));
       }
@@ -139,13 +138,13 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     m.flops_per_call = matmul_flops(m.shape.m, m.shape.n, m.shape.k);
     if (!get("bytes").empty()) {
       const auto b = number(get("bytes"));
-      if (!b || *b <= 0)
+      if (!b || !Col("bytes")->bounds.contains(*b))
         return fail("bytes", fmt::format("expected a positive number, found '{}'", get("bytes")));
       m.bytes_per_call = *b;  // the profiler's own count (e.g. with scales) wins
     }
   } else if (m.kind != KernelKind::call_overhead) {
     const auto b = number(get("bytes"));
-    if (!b || *b <= 0) {
+    if (!b || !Col("bytes")->bounds.contains(*b)) {
       return fail("bytes", fmt::format("a stream row needs the bytes moved per call, found '{}'",
                                        get("bytes")));
     }
@@ -159,30 +158,28 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
     std::string item;
     while (std::getline(ss, item, ';')) {
       const auto s = number(item);
-      if (!s || *s <= 0)
+      if (!s || !Col("samples")->bounds.contains(*s))
         return fail("samples", fmt::format("expected per-call times in seconds, found '{}'", item));
       m.samples_s.push_back(*s);
     }
   }
   if (samples.empty() || !get("value").empty()) {
     const auto value = number(get("value"));
-    if (!value || *value <= 0)
+    if (!value || !Col("value")->bounds.contains(*value))
       return fail("value", fmt::format("expected a positive number, found '{}'", get("value")));
     const auto unit = parse_unit(get("unit"));
     if (!unit) {
-      return fail("unit", fmt::format("expected s, ms, us, ns, B/s, MB/s, GB/s, TB/s, FLOP/s, "
-                                      "GFLOP/s, TFLOP/s or TOPS, found '{}'",
-                                      get("unit")));
+      return fail("unit", fmt::format("expected {}, found '{}'", import_unit_list(), get("unit")));
     }
     switch (unit->kind) {
-      case Unit::time:
+      case ImportUnitKind::time:
         m.median_s = *value * unit->scale;
         break;
-      case Unit::bytes_rate:
+      case ImportUnitKind::bytes_rate:
         if (m.bytes_per_call <= 0) return fail("unit", "a launch row is a time, not a rate");
         m.median_s = m.bytes_per_call / (*value * unit->scale);
         break;
-      case Unit::flops_rate:
+      case ImportUnitKind::flops_rate:
         if (!matmul) return fail("unit", "a FLOP rate needs a gemv or gemm row");
         m.median_s = m.flops_per_call / (*value * unit->scale);
         break;
@@ -206,7 +203,7 @@ Result<Measurement> to_measurement(const RawRow& r, std::string* source) {
   }
   if (!get("spread").empty()) {
     const auto s = number(get("spread"));
-    if (!s || *s < 0)
+    if (!s || !Col("spread")->bounds.contains(*s))
       return fail("spread", fmt::format("expected a fraction, found '{}'", get("spread")));
     m.spread = *s;
   } else {
@@ -238,11 +235,19 @@ Result<ImportedMeasurements> finish(ImportedMeasurements out, const std::vector<
 
 bool set_header(ImportedMeasurements& out, const std::string& key, const std::string& value,
                 std::string* err) {
+  const ImportHeaderKey* known = find_header_key(key);
+  if (known == nullptr) {
+    std::string names;
+    for (const auto& k : kImportHeaderKeys)
+      names += (names.empty() ? "" : ", ") + std::string(k.name);
+    *err = fmt::format("{}: unknown header key '{}' ({})", key, key, names);
+    return false;
+  }
   if (key == "hardware") {
     out.hardware = value;
   } else if (key == "cache_bytes") {
     const auto v = number(value);
-    if (!v || *v < 0) {
+    if (!v || !known->bounds.contains(*v)) {
       *err = fmt::format("cache_bytes: expected a number of bytes, found '{}'", value);
       return false;
     }
@@ -260,19 +265,33 @@ bool set_header(ImportedMeasurements& out, const std::string& key, const std::st
   } else if (key == "notes") {
     out.provenance.notes = value;
   } else {
-    *err = fmt::format(
-        "{}: unknown header key '{}' (hardware, cache_bytes, machine, date, command, notes)", key,
-        key);
+    // A key of kImportHeaderKeys this function does not store: a reader bug, said as one.
+    *err = fmt::format("{}: a header key infercap lists but does not read", key);
     return false;
   }
   return true;
 }
 
-const char* const kKnownColumns[] = {"kind",    "dtype",  "compute", "m",    "n",
-                                     "k",       "bytes",  "value",   "unit", "source",
-                                     "samples", "spread", "note"};
+bool known_column(std::string_view name) {
+  for (const auto& c : kImportColumns)
+    if (c.name == name) return true;
+  return false;
+}
 
 }  // namespace
+
+std::string import_kind_list() {
+  std::vector<std::string_view> names;
+  for (const auto& k : kImportKinds)
+    if (!k.alias) names.push_back(k.name);
+  return or_list(names);
+}
+
+std::string import_unit_list() {
+  std::vector<std::string_view> names;
+  for (const auto& u : kImportUnits) names.push_back(u.name);
+  return or_list(names);
+}
 
 double matmul_bytes(DType weights, int64_t m, int64_t n, int64_t k) {
   const auto md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
@@ -318,15 +337,16 @@ Result<ImportedMeasurements> parse_measurement_csv(std::string_view text, const 
                           name, lineno, i + 1, cells[i], it->second + 1)};
         }
       }
-      for (const char* need : {"kind", "value", "unit", "source"}) {
+      for (const auto& column : kImportColumns) {
+        if (column.need == ImportNeed::optional) continue;
+        const std::string need(column.name);
         if (std::find(cells.begin(), cells.end(), need) == cells.end()) {
           return Error{
               fmt::format("{}:{}:1: {}: the header needs a '{}' column", name, lineno, need, need)};
         }
       }
       for (size_t i = 0; i < cells.size(); ++i) {
-        if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), cells[i]) ==
-            std::end(kKnownColumns))
+        if (!known_column(cells[i]))
           return Error{fmt::format("{}:{}:{}: {}: unknown column '{}'", name, lineno, i + 1,
                                    cells[i], cells[i])};
       }
@@ -389,7 +409,8 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
       for (const auto& p : kv.second) {
         const std::string pk = p.first.Scalar();
         std::string err;
-        if (pk == "hardware" || pk == "cache_bytes" ||
+        const ImportHeaderKey* known = find_header_key(pk);
+        if ((known != nullptr && !known->provenance) ||
             !set_header(out, pk, scalar(p.second), &err)) {
           return Error{fmt::format("{}:{}:{}: provenance.{}: {}", name, p.first.Mark().line + 1,
                                    p.first.Mark().column + 1, pk,
@@ -410,8 +431,7 @@ Result<ImportedMeasurements> parse_measurement_yaml(std::string_view text,
         for (const auto& c : item) {
           const std::string ck = c.first.Scalar();
           r.at[ck] = {c.first.Mark().line + 1, c.first.Mark().column + 1};
-          if (std::find(std::begin(kKnownColumns), std::end(kKnownColumns), ck) ==
-              std::end(kKnownColumns))
+          if (!known_column(ck))
             return Error{fmt::format("{}:{}:{}: {}: unknown key '{}'", name,
                                      c.first.Mark().line + 1, c.first.Mark().column + 1, ck, ck)};
           if (ck == "samples" && c.second.IsSequence()) {

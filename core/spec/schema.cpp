@@ -198,8 +198,8 @@ Json object_schema(const SchemaObject& o) {
     }
     j["patternProperties"] = pats;
   }
-  // Unknown keys are errors in every loader.
-  j["additionalProperties"] = false;
+  // Unknown keys are errors in every loader; only another tool's format is open.
+  j["additionalProperties"] = o.open;
   std::vector<std::string> always, lifted;
   for (const auto& k : o.keys) {
     if (!k.required) continue;
@@ -284,7 +284,12 @@ std::string json_schema(const SpecKind& kind) {
   j["description"] =
       kind.description + " Generated from infercap's loader by `infercap schema`; do not edit.";
   const Json body = object_schema(root);
-  for (auto it = body.begin(); it != body.end(); ++it) j[it.key()] = it.value();
+  if (kind.list) {
+    j["type"] = "array";
+    j["items"] = body;
+  } else {
+    for (auto it = body.begin(); it != body.end(); ++it) j[it.key()] = it.value();
+  }
   return j.dump(2) + "\n";
 }
 

@@ -71,6 +71,9 @@ struct SchemaObject {
   std::vector<std::vector<std::string>> any_of_required;
   /// A key whose presence lifts every requirement but schema_version and kind (`preset`).
   std::string required_unless;
+  /// Keys beyond these are allowed: a format another tool writes, whose other keys infercap's
+  /// reader ignores (llama-bench, vLLM results). Every loader of a spec kind refuses them.
+  bool open = false;
 
   SchemaKey* find(std::string_view name);
   const SchemaKey* find(std::string_view name) const;
@@ -82,9 +85,12 @@ struct SpecKind {
   std::string title;        ///< one line for the schema's title
   std::string description;  ///< what a file of this kind holds
   void (*describe)(SchemaObject&);
+  /// The file is a JSON array of such objects (llama-bench -o json), not one object.
+  bool list = false;
 };
 
-/// Every kind the YAML loaders accept, in a fixed order.
+/// Every kind the YAML loaders accept, in a fixed order. (Files read by readers of their own, such
+/// as calibrate's imports, are described beside those readers: cli/import_schemas.hpp.)
 const std::vector<SpecKind>& spec_kinds();
 /// The kind named `kind`; nullptr if no loader reads it.
 const SpecKind* find_spec_kind(std::string_view kind);
