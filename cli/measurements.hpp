@@ -1,7 +1,8 @@
 #pragma once
 // Measurement files in the schema of shared/benchmarks/README.md:
 // id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,batch,
-// metric,value,unit,stack,notes[,threads]
+// metric,value,unit,stack,notes, then optional columns (threads, amx, tp, serving_mode,
+// request_rate, kv_precision, max_batch, beams, requests; measurements/README.md)
 // Rows become BenchCases through the catalog; a row that cannot be mapped is kept with its
 // reason, never dropped silently.
 #include <functional>
@@ -36,6 +37,18 @@ struct MeasurementRow {
   int tp = 0;
   std::string serving_mode;
   double request_rate = 0;
+  /// Optional `kv_precision` column: the KV cache's format where the source states it (FP8,
+  /// BF16, ...); empty = the stack's default for the weight format (16-bit).
+  std::string kv_precision;
+  /// Optional `max_batch` column: the engine's limit on sequences running at once (vLLM
+  /// max_num_seqs, TensorRT-LLM max_batch_size) where the source states it; 0 = the defaults of
+  /// ServingCaseDefaults.
+  int max_batch = 0;
+  /// Optional `beams` column: beam width of the run (MLPerf GPT-J uses 4); 0 or 1 = greedy.
+  int beams = 0;
+  /// Optional `requests` column: requests in the run (an offline row's dataset size: all queued
+  /// at once, measured over the makespan); 0 = ServingCaseDefaults.
+  int requests = 0;
 };
 
 /// Reads a CSV file one row at a time and hands each well-formed row to `each`; malformed lines
