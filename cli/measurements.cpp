@@ -224,12 +224,14 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
     if (reason.empty()) reason = fmt::format("unknown serving metric '{}'", m);
     return std::nullopt;
   }
-  if (r.input_len < 1 || r.output_len < 1) reason = "a serving row needs input_len and output_len";
+  // Beam search first: it is why such a row cannot be predicted, whatever else it lacks.
   if (r.beams > 1 && reason.empty()) {
     reason = fmt::format(
         "beam search ({} beams) is not modelled: the simulator runs one sequence per request",
         r.beams);
   }
+  if (reason.empty() && (r.input_len < 1 || r.output_len < 1))
+    reason = "a serving row needs input_len and output_len";
   c.max_seqs = r.max_batch;
   c.requests = r.requests;
   if (!reason.empty()) return std::nullopt;
