@@ -69,11 +69,25 @@ std::string metric_group(BenchMetric m) {
     case BenchMetric::serving_ttft_p99_s:
       return "serving ttft p99";
     case BenchMetric::serving_tpot_mean_s:
-      return "serving itl mean";
+      return "serving tpot mean";
     case BenchMetric::serving_tpot_p99_s:
-      return "serving itl p99";
+      return "serving tpot p99";
     case BenchMetric::serving_e2e_mean_s:
       return "serving e2e mean";
+    case BenchMetric::serving_itl_mean_s:
+      return "serving itl mean";
+    case BenchMetric::serving_itl_p50_s:
+      return "serving itl median";
+    case BenchMetric::serving_itl_p99_s:
+      return "serving itl p99";
+    case BenchMetric::serving_ttft_p50_s:
+      return "serving ttft median";
+    case BenchMetric::serving_tpot_p50_s:
+      return "serving tpot median";
+    case BenchMetric::serving_e2e_p50_s:
+      return "serving e2e median";
+    case BenchMetric::serving_e2e_p99_s:
+      return "serving e2e p99";
     case BenchMetric::serving_output_tokens_per_s:
       return "serving output throughput";
     case BenchMetric::serving_requests_per_s:
@@ -366,7 +380,11 @@ int run_validate(const ValidateArgs& a) {
   auto reduce = [&](MeasurementRow&& row) {
     if (!usable()) return;
     MappedRow m = map_measurement(row, catalog, measured);
-    if (stack_override) m.stack_name = stack_override->name;
+    if (stack_override) {
+      m.stack_name = stack_override->name;
+      // The engine's admission policy follows the stack the row is predicted with.
+      if (m.bench) m.bench->reserve_full_sequence = m.stack_name == "tensorrt-llm";
+    }
     if (fitting) {
       if (fit_base) fit_rows.add(m, *fit_base);
       return;

@@ -145,6 +145,10 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     }
     if (given("serving_mode")) r.serving_mode = get("serving_mode");
     if (given("request_rate")) num("request_rate", r.request_rate);
+    if (given("kv_precision")) r.kv_precision = get("kv_precision");
+    if (given("max_batch")) whole("max_batch", r.max_batch);
+    if (given("beams")) whole("beams", r.beams);
+    if (given("requests")) whole("requests", r.requests);
     if (ok) each(std::move(r));
   }
   if (!header) {
@@ -200,14 +204,22 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
     reason = fmt::format("serving_mode: expected concurrency, rate or offline, found '{}'",
                          r.serving_mode);
   }
+  // tpot_*: per request, (e2e - TTFT) / (output - 1), then over requests (vLLM's TPOT,
+  // genai-perf's and NIM's "ITL", MLPerf's TPOT); itl_*: every token gap pooled (vLLM's ITL).
+  // A row names the one its benchmark computes; the notes say which tool printed it.
   static const std::map<std::string, BenchMetric> kForms{
       {"ttft_mean", BenchMetric::serving_ttft_mean_s},
+      {"ttft_median", BenchMetric::serving_ttft_p50_s},
       {"ttft_p99", BenchMetric::serving_ttft_p99_s},
       {"tpot_mean", BenchMetric::serving_tpot_mean_s},
-      {"itl_mean", BenchMetric::serving_tpot_mean_s},
+      {"tpot_median", BenchMetric::serving_tpot_p50_s},
       {"tpot_p99", BenchMetric::serving_tpot_p99_s},
-      {"itl_p99", BenchMetric::serving_tpot_p99_s},
+      {"itl_mean", BenchMetric::serving_itl_mean_s},
+      {"itl_median", BenchMetric::serving_itl_p50_s},
+      {"itl_p99", BenchMetric::serving_itl_p99_s},
       {"e2e_latency_mean", BenchMetric::serving_e2e_mean_s},
+      {"e2e_latency_median", BenchMetric::serving_e2e_p50_s},
+      {"e2e_latency_p99", BenchMetric::serving_e2e_p99_s},
       {"output_tokens_per_s", BenchMetric::serving_output_tokens_per_s},
       {"offline_output_tokens_per_s", BenchMetric::serving_output_tokens_per_s},
       {"requests_per_s", BenchMetric::serving_requests_per_s}};
@@ -216,7 +228,16 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
     if (reason.empty()) reason = fmt::format("unknown serving metric '{}'", m);
     return std::nullopt;
   }
-  if (r.input_len < 1 || r.output_len < 1) reason = "a serving row needs input_len and output_len";
+  // Beam search first: it is why such a row cannot be predicted, whatever else it lacks.
+  if (r.beams > 1 && reason.empty()) {
+    reason = fmt::format(
+        "beam search ({} beams) is not modelled: the simulator runs one sequence per request",
+        r.beams);
+  }
+  if (reason.empty() && (r.input_len < 1 || r.output_len < 1))
+    reason = "a serving row needs input_len and output_len";
+  c.max_seqs = r.max_batch;
+  c.requests = r.requests;
   if (!reason.empty()) return std::nullopt;
   if (is_latency_metric(it->second)) c.measured = to_seconds(r, r.value);
   return it->second;
@@ -335,6 +356,18 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
       const DType w = c.deployment.precision.weights;
       if (w == DType::fp8) c.deployment.precision = {DType::fp8, DType::fp8, DType::bf16};
       if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
+    }
+    // TensorRT-LLM admits a request only with its whole sequence's KV reserved: trtllm-bench
+    // prints 'Scheduling Policy: GUARANTEED_NO_EVICT' as its default (NVIDIA, "LLM Inference
+    // Benchmarking: Performance Tuning with TensorRT-LLM", developer.nvidia.com blog, 2025).
+    c.reserve_full_sequence = m.stack_name == "tensorrt-llm";
+    if (!r.kv_precision.empty()) {
+      const auto kv = parse_dtype(r.kv_precision);
+      if (!kv) {
+        m.reason = fmt::format("kv_precision: unknown format '{}'", r.kv_precision);
+        return m;
+      }
+      c.deployment.precision.kv = *kv;
     }
     m.bench = std::move(c);
   }

@@ -143,6 +143,28 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      CellValue::number,
      {0, kUnbounded, true, true},
      "a rate row's offered load in requests per second"},
+    {"kv_precision",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "the KV cache's format where the source states it (FP8, BF16, ...; empty: 16-bit)"},
+    {"max_batch",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, kMaxBatch, true, true},
+     "the engine's limit on sequences running at once (vLLM max_num_seqs, TensorRT-LLM "
+     "max_batch_size); 0 or empty: the engine defaults"},
+    {"beams",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, 64, true, true},
+     "beam width of the run (MLPerf GPT-J: 4); 0, 1 or empty: greedy"},
+    {"requests",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, kMaxBatch, true, true},
+     "requests in the run (an offline row's dataset size, all queued at once); 0 or empty: the "
+     "engine defaults"},
 };
 
 struct MeasurementRow {
@@ -166,6 +188,18 @@ struct MeasurementRow {
   int tp = 0;
   std::string serving_mode;
   double request_rate = 0;
+  /// Optional `kv_precision` column: the KV cache's format where the source states it (FP8,
+  /// BF16, ...); empty = the stack's default for the weight format (16-bit).
+  std::string kv_precision;
+  /// Optional `max_batch` column: the engine's limit on sequences running at once (vLLM
+  /// max_num_seqs, TensorRT-LLM max_batch_size) where the source states it; 0 = the defaults of
+  /// ServingCaseDefaults.
+  int max_batch = 0;
+  /// Optional `beams` column: beam width of the run (MLPerf GPT-J uses 4); 0 or 1 = greedy.
+  int beams = 0;
+  /// Optional `requests` column: requests in the run (an offline row's dataset size: all queued
+  /// at once, measured over the makespan); 0 = ServingCaseDefaults.
+  int requests = 0;
 };
 
 /// Reads a CSV file one row at a time and hands each well-formed row to `each`; malformed lines

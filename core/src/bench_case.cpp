@@ -12,7 +12,7 @@
 namespace infercap {
 
 std::string_view bench_metric_name(BenchMetric m) {
-  static constexpr std::array<std::string_view, 14> kNames{"prefill_tokens_per_s",
+  static constexpr std::array<std::string_view, 20> kNames{"prefill_tokens_per_s",
                                                            "generation_tokens_per_s",
                                                            "ttft_s",
                                                            "tpot_s",
@@ -24,7 +24,14 @@ std::string_view bench_metric_name(BenchMetric m) {
                                                            "serving_tpot_p99_s",
                                                            "serving_e2e_mean_s",
                                                            "serving_output_tokens_per_s",
-                                                           "serving_requests_per_s"};
+                                                           "serving_requests_per_s",
+                                                           "serving_itl_mean_s",
+                                                           "serving_itl_p50_s",
+                                                           "serving_itl_p99_s",
+                                                           "serving_ttft_p50_s",
+                                                           "serving_tpot_p50_s",
+                                                           "serving_e2e_p50_s",
+                                                           "serving_e2e_p99_s"};
   return kNames[static_cast<int>(m)];
 }
 
@@ -42,6 +49,13 @@ bool is_latency_metric(BenchMetric m) {
     case BenchMetric::serving_tpot_mean_s:
     case BenchMetric::serving_tpot_p99_s:
     case BenchMetric::serving_e2e_mean_s:
+    case BenchMetric::serving_itl_mean_s:
+    case BenchMetric::serving_itl_p50_s:
+    case BenchMetric::serving_itl_p99_s:
+    case BenchMetric::serving_ttft_p50_s:
+    case BenchMetric::serving_tpot_p50_s:
+    case BenchMetric::serving_e2e_p50_s:
+    case BenchMetric::serving_e2e_p99_s:
       return true;
     default:
       return false;
@@ -63,8 +77,11 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
   }
   const int replicas = std::max(1, c.replicas);
   ServingConfig cfg;
-  cfg.max_seqs = c.serving == ServingMode::offline ? d.offline_max_seqs : d.max_seqs;
+  cfg.max_seqs = c.max_seqs > 0                      ? c.max_seqs
+                 : c.serving == ServingMode::offline ? d.offline_max_seqs
+                                                     : d.max_seqs;
   cfg.max_batched_tokens = std::max(d.max_batched_tokens, cfg.max_seqs);
+  cfg.reserve_full_sequence = c.reserve_full_sequence;
   PerfStepModel step(perf, cfg.max_batched_tokens);
   RequestClass rc;
   rc.name = c.id;
@@ -82,11 +99,21 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
       opt.closed_loop_clients = std::max(1, c.batch / replicas);
       rc.rate.mean_qps = 1;
       break;
-    case ServingMode::offline:
-      // All requests waiting: more clients than the engine holds keeps it full.
-      opt.closed_loop_clients = 2 * cfg.max_seqs;
+    case ServingMode::offline: {
+      // A finite run: N requests (this replica's share) queued at t = 0, nothing discarded, the
+      // result over the makespan (the simulator's open-ended window).
+      const int64_t n = c.requests > 0 ? c.requests : d.offline_requests;
+      const int64_t per_replica = std::max<int64_t>(1, n / replicas);
+      if (per_replica > (int64_t{1} << 24)) {
+        return Error{fmt::format("case {}: {} requests per replica: at most 2^24", c.id, n)};
+      }
+      opt.requests = per_replica;
+      opt.warmup_requests = 0;
+      opt.closed_loop_clients = static_cast<int>(per_replica);
+      opt.max_waiting = per_replica + 1;  // a long queue is the setting, not an overload
       rc.rate.mean_qps = 1;
       break;
+    }
     case ServingMode::rate:
       if (!(c.request_rate_qps > 0)) {
         return Error{fmt::format("case {}: a fixed-rate row needs request_rate > 0", c.id)};
@@ -114,6 +141,20 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
       return r->output_tokens_per_s * replicas;
     case BenchMetric::serving_requests_per_s:
       return r->throughput_rps * replicas;
+    case BenchMetric::serving_itl_mean_s:
+      return r->itl.mean_s;
+    case BenchMetric::serving_itl_p50_s:
+      return r->itl.p50_s;
+    case BenchMetric::serving_itl_p99_s:
+      return r->itl.p99_s;
+    case BenchMetric::serving_ttft_p50_s:
+      return a.ttft.p50_s;
+    case BenchMetric::serving_tpot_p50_s:
+      return a.tpot.p50_s;
+    case BenchMetric::serving_e2e_p50_s:
+      return a.e2e.p50_s;
+    case BenchMetric::serving_e2e_p99_s:
+      return a.e2e.p99_s;
     default:
       return Error{"not a serving metric"};
   }

@@ -166,7 +166,8 @@ struct Req {
   int64_t k0 = 0;                // decoding: index of its first decode step
   int32_t prev = -1, next = -1;  // running list, admission order
   uint32_t version = 0;
-  int32_t phase = 0;  // decoding: step index mod block at which it needs a new block
+  int32_t phase = 0;     // decoding: step index mod block at which it needs a new block
+  int64_t reserved = 0;  // reserve_full_sequence: blocks held from admission to finish
   int32_t cls = 0;
   St st = St::waiting;
 };
@@ -210,6 +211,49 @@ inline int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+// Weighted samples in log-spaced bins of 0.2% from 1 ns to 1e4 s (outside: the end bins), each
+// bin keeping its weight and weighted sum so it reports the mean of what fell in it (exact when
+// they were all equal, within 0.2% otherwise). Memory is fixed whatever the number of steps.
+class GapHistogram {
+ public:
+  GapHistogram() : w_(kBins, 0.0), wx_(kBins, 0.0) {}
+  void add(double x, double weight) {
+    if (!(weight > 0) || !std::isfinite(x)) return;
+    const double pos = std::log(std::max(x, kLo) / kLo) / kLogRatio;
+    const auto i = static_cast<size_t>(std::clamp(pos, 0.0, static_cast<double>(kBins - 1)));
+    w_[i] += weight;
+    wx_[i] += weight * x;
+    total_w_ += weight;
+    total_wx_ += weight * x;
+  }
+  // Nearest rank, as detail::percentile_of: the bin holding the ceil(p/100 * W)-th unit of weight.
+  double percentile(double p) const {
+    const double target = std::max(p / 100 * total_w_, std::numeric_limits<double>::min());
+    double acc = 0;
+    for (size_t i = 0; i < kBins; ++i) {
+      acc += w_[i];
+      if (w_[i] > 0 && acc >= target * (1 - 1e-12)) return wx_[i] / w_[i];
+    }
+    return 0;
+  }
+  LatencySummary summary() const {
+    LatencySummary s;
+    if (!(total_w_ > 0)) return s;
+    s.mean_s = total_wx_ / total_w_;
+    s.p50_s = percentile(50);
+    s.p90_s = percentile(90);
+    s.p99_s = percentile(99);
+    return s;
+  }
+
+ private:
+  static constexpr double kLo = 1e-9;
+  static constexpr size_t kBins = 15000;  // ln(1e13) / ln(1.002) = 14979
+  static inline const double kLogRatio = std::log(1.002);
+  std::vector<double> w_, wx_;
+  double total_w_ = 0, total_wx_ = 0;
+};
+
 class Engine {
  public:
   Engine(const StepTable& table, const ServingConfig& cfg, const std::vector<RequestClass>& classes,
@@ -231,7 +275,8 @@ class Engine {
         block_(cfg.kv_block_tokens),
         total_blocks_(total_blocks),
         free_blocks_(total_blocks),
-        phase_count_(static_cast<size_t>(cfg.kv_block_tokens), 0) {
+        phase_count_(static_cast<size_t>(cfg.kv_block_tokens), 0),
+        reserve_(cfg.reserve_full_sequence) {
     prefilling_.reserve(static_cast<size_t>(cfg.max_seqs));
     step_prefills_.reserve(static_cast<size_t>(cfg.max_seqs));
     std::vector<HeapEntry> storage;
@@ -354,6 +399,21 @@ class Engine {
     --running_;
   }
 
+  // --- KV blocks ---
+  // What admitting r takes: its prompt's blocks (vLLM: allocated on demand as tokens arrive), or
+  // with reserve_full_sequence every block its prompt and remaining output will fill (TensorRT-LLM
+  // GUARANTEED_NO_EVICT: a request is admitted only if it can run to its end without eviction).
+  int64_t admission_blocks(const Req& r) const {
+    return reserve_ ? ceil_div(r.total + (r.output - r.generated), block_)
+                    : ceil_div(r.total, block_);
+  }
+  // Returns a reservation's blocks (reserve mode) and clears it.
+  int64_t release(Req& r) {
+    const int64_t b = r.reserved;
+    r.reserved = 0;
+    return b;
+  }
+
   // --- decoders: O(1) aggregate bookkeeping ---
   // KV tokens stored by decoder r before step n: total + (n - k0).
   int64_t decoder_blocks(const Req& r, int64_t n) const {
@@ -365,7 +425,8 @@ class Engine {
     r.k0 = next_step;
     const int64_t ph = ((r.k0 - r.total) % block_ + block_) % block_;
     r.phase = static_cast<int32_t>(ph);
-    phase_count_[static_cast<size_t>(ph)]++;
+    // With the whole sequence reserved at admission a decoder never asks for a block.
+    if (!reserve_) phase_count_[static_cast<size_t>(ph)]++;
     ++decoding_;
     dec_ctx_sum_ += static_cast<double>(r.total + 1);
     ++r.version;
@@ -375,10 +436,10 @@ class Engine {
   // Removes decoder `id` as seen before step n runs.
   void stop_decoding(int32_t id, int64_t n) {
     Req& r = reqs_[static_cast<size_t>(id)];
-    phase_count_[static_cast<size_t>(r.phase)]--;
+    if (!reserve_) phase_count_[static_cast<size_t>(r.phase)]--;
     --decoding_;
     dec_ctx_sum_ -= static_cast<double>(r.total + (n - r.k0) + 1);
-    free_blocks_ += decoder_blocks(r, n);
+    free_blocks_ += reserve_ ? release(r) : decoder_blocks(r, n);
     r.generated += n - r.k0;
     ++r.version;
   }
@@ -389,7 +450,7 @@ class Engine {
     if (r.st == St::decoding) {
       stop_decoding(id, n);
     } else {  // prefilling
-      free_blocks_ += ceil_div(r.done, block_);
+      free_blocks_ += reserve_ ? release(r) : ceil_div(r.done, block_);
       prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), id));
     }
     list_remove(id);
@@ -419,8 +480,12 @@ class Engine {
     if (closed_ && created_ < n_total_) new_request(pick_class(), t);
   }
 
+  // The window ends at the last arrival, unless that came no later than the first measured one
+  // (every request queued at t = 0, as an offline run has them) or never came (a run cut short):
+  // then it runs to the end of the simulation.
+  bool window_open_ended() const { return !(window_end_ > window_start_); }
   bool in_window(double t) const {
-    return window_start_ >= 0 && t >= window_start_ && (window_end_ < 0 || t < window_end_);
+    return window_start_ >= 0 && t >= window_start_ && (window_open_ended() || t < window_end_);
   }
 
   const StepTable& table_;
@@ -449,6 +514,7 @@ class Engine {
   int64_t max_waiting_ = 0;
   int64_t watermark_ = 0;  // blocks kept free at admission (vLLM: 1% of the cache)
   bool closed_ = false;
+  bool reserve_ = false;  // cfg.reserve_full_sequence
 
   int32_t head_ = -1, tail_ = -1;
   int running_ = 0, decoding_ = 0;
@@ -462,6 +528,16 @@ class Engine {
   double wait_sum_ = 0;
   int64_t in_system_at_start_ = 0, in_system_at_end_ = 0;
   std::vector<std::vector<double>> ttft_, tpot_, e2e_, wait_;
+  GapHistogram itl_;
+  // Without chunking, prefill-only steps hold the decoders back. Since the last decode step:
+  // cohorts of decoders, oldest first, each with the prefill-only time it has waited (those
+  // decoding before the first such step, then those each step started); the wait belongs to
+  // their next gap. Preemption takes the newest, so surplus is trimmed from the back.
+  struct Cohort {
+    int count;
+    double waited_s;
+  };
+  std::vector<Cohort> cohorts_;
 };
 
 ServingResult Engine::run() {
@@ -505,10 +581,11 @@ ServingResult Engine::run() {
       while (!waiting_.empty() && running_ < cfg_.max_seqs) {
         const int32_t id = waiting_.front();
         Req& r = reqs_[static_cast<size_t>(id)];
-        const int64_t need = ceil_div(r.total, block_);
+        const int64_t need = admission_blocks(r);
         if (r.total > budget || need + watermark_ > free_blocks_) break;
         waiting_.pop_front();
         free_blocks_ -= need;
+        if (reserve_) r.reserved = need;
         budget -= r.total;
         r.st = St::prefilling;
         if (r.admitted < 0) r.admitted = t;
@@ -535,10 +612,12 @@ ServingResult Engine::run() {
           const int32_t id = prefilling_[i];
           Req& r = reqs_[static_cast<size_t>(id)];
           int64_t chunk = std::min(r.total - r.done, budget);
-          const int64_t have = ceil_div(r.done, block_);
-          chunk = std::min(chunk, (have + free_blocks_) * block_ - r.done);
-          if (chunk <= 0) break;
-          free_blocks_ -= ceil_div(r.done + chunk, block_) - have;
+          if (!reserve_) {  // reserved requests hold their blocks already
+            const int64_t have = ceil_div(r.done, block_);
+            chunk = std::min(chunk, (have + free_blocks_) * block_ - r.done);
+            if (chunk <= 0) break;
+            free_blocks_ -= ceil_div(r.done + chunk, block_) - have;
+          }
           budget -= chunk;
           step_prefills_.push_back(Chunk{id, chunk});
         }
@@ -548,10 +627,16 @@ ServingResult Engine::run() {
         while (!preempted && budget > 0 && !waiting_.empty() && running_ < cfg_.max_seqs) {
           const int32_t id = waiting_.front();
           Req& r = reqs_[static_cast<size_t>(id)];
-          if (ceil_div(r.total, block_) + watermark_ > free_blocks_) break;
+          const int64_t need = admission_blocks(r);
+          if (need + watermark_ > free_blocks_) break;
           const int64_t chunk = std::min(r.total, budget);
           waiting_.pop_front();
-          free_blocks_ -= ceil_div(chunk, block_);
+          if (reserve_) {
+            free_blocks_ -= need;
+            r.reserved = need;
+          } else {
+            free_blocks_ -= ceil_div(chunk, block_);
+          }
           budget -= chunk;
           r.st = St::prefilling;
           r.done = 0;
@@ -591,6 +676,24 @@ ServingResult Engine::run() {
       kv_time_ += dt * occ;
       kv_max_ = std::max(kv_max_, occ);
     }
+    if (prefill_only) {
+      if (cohorts_.empty() && decoding_ > 0) cohorts_.push_back(Cohort{decoding_, 0});
+      for (auto& c : cohorts_) c.waited_s += dt;
+    } else if (decodes > 0) {
+      // Each decoder's token comes dt after its last one, plus what it waited in prefill-only
+      // steps. Counted for steps that start in the measurement window.
+      if (in_window(t)) {
+        int left = decodes;
+        for (const auto& c : cohorts_) {
+          const int n = std::min(c.count, left);
+          itl_.add(dt + c.waited_s, n);
+          left -= n;
+        }
+        itl_.add(dt, left);
+      }
+      cohorts_.clear();
+    }
+    const int decoding_before = decoding_;
     t += dt;
     const int64_t this_step = dstep;
     if (!prefill_only) {
@@ -608,11 +711,15 @@ ServingResult Engine::run() {
       r.generated += 1;
       if (r.first_token < 0) r.first_token = t;
       if (r.generated >= r.output) {
-        free_blocks_ += ceil_div(r.total, block_);
+        free_blocks_ += reserve_ ? release(r) : ceil_div(r.total, block_);
         finish(ch.id, t);
       } else {
         start_decoding(ch.id, dstep);
       }
+    }
+    if (prefill_only && decoding_ > decoding_before) {
+      if (cohorts_.empty()) cohorts_.push_back(Cohort{decoding_before, 0});
+      cohorts_.push_back(Cohort{decoding_ - decoding_before, 0});
     }
     // Decoders whose last token came out of this step.
     while (!prefill_only && !heap_.empty() && heap_.top().step <= this_step) {
@@ -627,10 +734,13 @@ ServingResult Engine::run() {
 
   // ---- results ----
   ServingResult res;
-  // The measurement window [w0, w1): first measured arrival to last arrival (or the end of the
-  // run when it was cut short).
+  // The measurement window [w0, w1): first measured arrival to last arrival; or [w0, end of the
+  // run], closed, when it is open-ended: a run of N requests queued at once is measured as its
+  // benchmark measures it (trtllm-bench, MLPerf Offline), N over the makespan, the requests that
+  // finish in the last step included.
+  const bool open_end = window_open_ended();
   const double w0 = std::max(0.0, window_start_);
-  const double w1 = window_end_ > w0 ? window_end_ : t;
+  const double w1 = open_end ? t : window_end_;
   const double window = std::max(w1 - w0, 1e-300);
   res.simulated_s = window;
   res.requests_measured = 0;
@@ -640,9 +750,9 @@ ServingResult Engine::run() {
   res.kv_occupancy_mean = kv_time_ / window;
   res.kv_occupancy_max = kv_max_;
   res.queue_max = queue_max_;
-  // Completions inside the window [start, end), counted once the window is known.
+  // Completions inside the window, counted once the window is known.
   for (const Req& r : reqs_) {
-    if (r.finished_at >= w0 && r.finished_at < w1) {
+    if (r.finished_at >= w0 && (r.finished_at < w1 || (open_end && r.finished_at <= w1))) {
       ++completed_in_window_;
       out_tokens_in_window_ += static_cast<double>(r.output);
       in_tokens_in_window_ += static_cast<double>(r.prompt);
@@ -694,6 +804,7 @@ ServingResult Engine::run() {
   res.all.tpot = detail::summarise(all_tpot);
   res.all.e2e = detail::summarise(all_e2e);
   res.all.queue_wait = detail::summarise(all_wait);
+  res.itl = itl_.summary();
   res.all.throughput_rps = res.throughput_rps;
   for (size_t c = 0; c < classes_.size(); ++c) {
     res.classes[c].throughput_rps = res.throughput_rps * static_cast<double>(e2e_[c].size()) /

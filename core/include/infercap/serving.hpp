@@ -62,7 +62,14 @@ struct ServingConfig {
   int max_seqs = 256;             ///< sequences running at once (vLLM max_num_seqs)
   int max_batched_tokens = 8192;  ///< tokens per engine step (vLLM max_num_batched_tokens)
   bool chunked_prefill = true;    ///< prompts split across steps and fused with decodes
-  int kv_block_tokens = 16;       ///< paged KV block size
+  /// KV admission policy. false (vLLM): a request is admitted when its prompt's blocks fit and
+  /// takes a block whenever its next token starts one; when none is free the newest running
+  /// request is preempted and recomputed. true (TensorRT-LLM's GUARANTEED_NO_EVICT capacity
+  /// scheduler): it is admitted only when the blocks of its whole sequence, prompt + output, are
+  /// free, holds them until it finishes, and is never preempted; fewer run at once, none are
+  /// recomputed. Read by the simulator; the analytic path does not distinguish the two.
+  bool reserve_full_sequence = false;
+  int kv_block_tokens = 16;  ///< paged KV block size
   /// KV capacity override in tokens; 0 = the step model's kv_capacity_tokens().
   double kv_capacity_tokens = 0;
   /// Longest sequence (prompt + output) the engine accepts; sampled lengths are clipped to it.
@@ -113,6 +120,13 @@ struct ServingResult {
   double mean_batch = 0;         ///< mean running sequences per step
   double kv_occupancy_mean = 0;  ///< fraction of KV capacity used (time-weighted)
   double kv_occupancy_max = 0;
+  /// Per-token inter-token latency: every gap between two consecutive tokens of a request
+  /// (vLLM benchmark_serving's ITL), pooled over all tokens rather than averaged per request as
+  /// `tpot` is. A step of duration dt gives each of its d decoders one token dt after the last,
+  /// so the distribution is the step durations weighted by their decode counts; a fused prefill
+  /// chunk lengthens every gap of its step, which is why ITL P99 exceeds TPOT P99. Simulator
+  /// only (log-spaced histogram, 0.2% bins, each bin reported at its mean); analytic: zeros.
+  LatencySummary itl;
   int64_t preemptions = 0;        ///< recompute preemptions (KV blocks ran out)
   double queue_mean = 0;          ///< waiting requests, time-averaged
   double queue_max = 0;           ///< simulator: longest queue at a step start

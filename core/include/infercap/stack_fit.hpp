@@ -24,11 +24,22 @@ enum class BenchMetric : unsigned char {
   // Serving runs through the simulator (ServingMode below); latencies per request.
   serving_ttft_mean_s,
   serving_ttft_p99_s,
-  serving_tpot_mean_s,  ///< also inter-token latency mean (fixed output lengths)
-  serving_tpot_p99_s,   ///< per-request TPOT P99 (a benchmark's per-token ITL P99 is wider)
+  /// Per request: (e2e - TTFT) / (output - 1), then over requests (vLLM's TPOT; genai-perf's
+  /// and NIM's "ITL", which averages each request's gaps first; MLPerf's TPOT).
+  serving_tpot_mean_s,
+  serving_tpot_p99_s,
   serving_e2e_mean_s,
   serving_output_tokens_per_s,
   serving_requests_per_s,
+  /// Per token: every gap between consecutive tokens pooled (vLLM benchmark_serving's ITL,
+  /// ServingResult::itl). Its P99 catches the steps a prefill chunk lengthened.
+  serving_itl_mean_s,
+  serving_itl_p50_s,
+  serving_itl_p99_s,
+  serving_ttft_p50_s,  ///< medians, as SGLang's and vLLM's benchmark scripts print them
+  serving_tpot_p50_s,
+  serving_e2e_p50_s,
+  serving_e2e_p99_s,
 };
 std::string_view bench_metric_name(BenchMetric m);
 /// True for metrics predicted through the serving simulator.
@@ -46,13 +57,17 @@ enum class ServingMode : unsigned char {
 std::string_view serving_mode_name(ServingMode m);
 
 /// Engine limits a serving row runs with where the row does not state them: vLLM's defaults
-/// (max_num_seqs 256, max_num_batched_tokens 8192, chunked prefill); offline runs hold 512.
+/// (max_num_seqs 256, max_num_batched_tokens 8192, chunked prefill); offline runs hold 2048.
 struct ServingCaseDefaults {
   int max_seqs = 256;
   int offline_max_seqs = 2048;
   int max_batched_tokens = 8192;
-  int64_t requests = 1500;  ///< simulated requests per row (after warm-up)
+  int64_t requests = 1500;  ///< simulated requests per concurrency / rate row (after warm-up)
   int64_t warmup = 300;
+  /// An offline row is a finite run: this many requests (or the row's own count) queued at
+  /// t = 0 and measured over the makespan, as trtllm-bench and MLPerf Offline measure it; the
+  /// ramp-up and the drain at the end are part of the result.
+  int64_t offline_requests = 1500;
 };
 
 struct BenchCase {
@@ -69,6 +84,15 @@ struct BenchCase {
   ServingMode serving = ServingMode::none;
   double request_rate_qps = 0;  ///< ServingMode::rate, all replicas together
   int replicas = 1;             ///< data-parallel copies (devices / (tp x pp)); load splits evenly
+  /// Engine limit on running sequences as the row states it (TensorRT-LLM max_batch_size, vLLM
+  /// max_num_seqs); 0 = ServingCaseDefaults.
+  int max_seqs = 0;
+  /// Requests in the run as the row states it (ServingMode::offline: all queued at once, all
+  /// replicas together); 0 = ServingCaseDefaults::offline_requests.
+  int64_t requests = 0;
+  /// The engine's KV admission policy (ServingConfig::reserve_full_sequence): true for
+  /// TensorRT-LLM, whose default capacity scheduler is GUARANTEED_NO_EVICT.
+  bool reserve_full_sequence = false;
 };
 
 /// The model's value of the case's metric under `stack`.

@@ -1,0 +1,240 @@
+// Serving rows as validate predicts them: the per-token inter-token latency the simulator now
+// reports beside the per-request TPOT, the serving metrics and columns a measurement row can
+// carry, and identities the serving cases must keep (engine batch limits, data-parallel
+// replicas). Expected values are closed forms stated beside each check.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "infercap/serving.hpp"
+#include "infercap/spec/catalog.hpp"
+#include "infercap/stack_fit.hpp"
+#include "measurements.hpp"
+#include "serving_doubles.hpp"
+
+using namespace infercap;
+using namespace infercap::testing;
+
+namespace {
+
+RequestClass fixed_class(double prompt, double output) {
+  RequestClass c;
+  c.name = "c";
+  c.rate.mean_qps = 1;
+  c.prompt_tokens = *fixed_length(prompt);
+  c.output_tokens = *fixed_length(output);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("per-token ITL: equal gaps give the step time exactly", "[model]") {
+  // Every step takes s: every gap between two tokens is s, so mean, P50 and P99 are s (each
+  // histogram bin reports the mean of what fell in it, exact for equal values).
+  ConstStep m;
+  m.s = 0.0123;
+  ServingConfig cfg;
+  cfg.max_seqs = 8;
+  SimOptions opt;
+  opt.closed_loop_clients = 8;
+  opt.requests = 400;
+  opt.warmup_requests = 40;
+  auto r = simulate(m, cfg, {fixed_class(1, 20)}, opt);
+  REQUIRE(r);
+  CHECK(r->itl.mean_s == Approx(m.s).epsilon(1e-12));
+  CHECK(r->itl.p50_s == Approx(m.s).epsilon(1e-12));
+  CHECK(r->itl.p99_s == Approx(m.s).epsilon(1e-12));
+  CHECK(r->all.tpot.p99_s == Approx(m.s).epsilon(1e-9));
+}
+
+TEST_CASE("per-token ITL: its mean is the per-request TPOT mean; its P99 sees prefill chunks",
+          "[model]") {
+  // With one fixed output length L, each request's TPOT is (its L - 1 gaps summed) / (L - 1), so
+  // the mean of TPOT over requests equals the mean over all pooled gaps (each request weighs
+  // L - 1 gaps): ITL mean = TPOT mean, up to the measurement window's edges. A prompt chunk fused
+  // into a step lengthens that step's gap for every decoder (step = a + k x tokens); TPOT spreads
+  // it over L - 1 gaps, ITL keeps it, so ITL P99 >= TPOT P99. Without chunking, prefill-only
+  // steps stall the decoders and the stall belongs to their next gap: the identity must hold too.
+  AffineStep m;
+  m.a = 0.008;
+  m.k = 2e-5;
+  for (bool chunked : {true, false}) {
+    ServingConfig cfg;
+    cfg.max_seqs = 32;
+    cfg.max_batched_tokens = 2048;
+    cfg.chunked_prefill = chunked;
+    SimOptions opt;
+    opt.closed_loop_clients = 24;
+    opt.requests = 3000;
+    opt.warmup_requests = 300;
+    auto r = simulate(m, cfg, {fixed_class(1500, 64)}, opt);
+    REQUIRE(r);
+    INFO("chunked prefill " << chunked);
+    CHECK(r->itl.mean_s == Approx(r->all.tpot.mean_s).epsilon(0.01));
+    CHECK(r->itl.p99_s >= r->all.tpot.p99_s);
+    // A gap is at least a decode-only step of one sequence; with chunking every step holds every
+    // decoder, so a gap is one step, at most the whole token budget: a + k x 2048.
+    CHECK(r->itl.p50_s >= m.a + m.k);
+    if (chunked) CHECK(r->itl.p99_s <= m.a + m.k * 2048 + 1e-12);
+  }
+}
+
+TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as stated",
+          "[unit]") {
+  const std::string path = "/tmp/infercap-test-serving-validation.csv";
+  {
+    std::ofstream f(path);
+    f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+         "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision,max_batch,"
+         "beams,requests\n"
+      << "V-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
+      << "V-2,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,tpot_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
+      << "V-3,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_p99,30,ms,vLLM,,1,concurrency,,FP8,"
+         "64,,\n"
+      << "V-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_median,90,ms,vLLM,,1,rate,2,,,,\n"
+      << "V-5,x,h100-sxm,1,,gpt-j-6b,,FP8,800,100,,requests_per_s,13,requests/s,TensorRT-LLM,,1,"
+         "offline,,,,4,\n"
+      << "V-6,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,1,concurrency,,"
+         "FP7,,,\n"
+      << "V-7,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,e2e_latency_p99,2,s,vLLM,,1,rate,2,,,1,\n"
+      << "V-8,x,h200,1,,llama-3.1-8b,,FP8,128,128,,offline_output_tokens_per_s,27911,tokens/s,"
+         "TensorRT-LLM,,1,offline,,,,,30000\n";
+  }
+  spec::Diagnostics d;
+  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  const auto rows = cli::read_measurements(path, d);
+  REQUIRE_FALSE(d.has_errors());
+  REQUIRE(rows.size() == 8);
+  const auto m = cli::map_measurements(rows, catalog);
+  REQUIRE(m[0].bench);
+  CHECK(m[0].bench->metric == BenchMetric::serving_itl_mean_s);  // vLLM's pooled ITL
+  CHECK(m[0].bench->measured == Approx(0.009));
+  CHECK(m[0].bench->max_seqs == 0);  // not stated: the defaults
+  REQUIRE(m[1].bench);
+  CHECK(m[1].bench->metric == BenchMetric::serving_tpot_mean_s);  // per request
+  REQUIRE(m[2].bench);
+  CHECK(m[2].bench->metric == BenchMetric::serving_itl_p99_s);
+  CHECK(m[2].bench->deployment.precision.kv == DType::fp8);
+  CHECK(m[2].bench->max_seqs == 64);
+  CHECK(m[1].bench->deployment.precision.kv == DType::bf16);  // unstated: 16-bit
+  REQUIRE(m[3].bench);
+  CHECK(m[3].bench->metric == BenchMetric::serving_ttft_p50_s);
+  CHECK(m[3].bench->serving == ServingMode::rate);
+  CHECK(m[3].bench->request_rate_qps == 2);
+  CHECK_FALSE(m[4].bench);
+  CHECK_THAT(m[4].reason, Catch::Contains("beam search (4 beams)"));
+  CHECK_FALSE(m[5].bench);
+  CHECK_THAT(m[5].reason, Catch::Contains("kv_precision"));
+  REQUIRE(m[6].bench);  // one beam is greedy decoding
+  CHECK(m[6].bench->metric == BenchMetric::serving_e2e_p99_s);
+  CHECK(is_latency_metric(m[6].bench->metric));
+  CHECK(is_serving_metric(BenchMetric::serving_itl_p99_s));
+  CHECK(bench_metric_name(BenchMetric::serving_e2e_p99_s) == "serving_e2e_p99_s");
+  REQUIRE(m[7].bench);
+  CHECK(m[7].bench->serving == ServingMode::offline);
+  CHECK(m[7].bench->requests == 30000);
+  CHECK(m[0].bench->requests == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("serving cases: a batch limit of one serialises; replicas split the load", "[model]") {
+  // Identities of the serving case, whatever the step times: (1) with the engine limited to one
+  // running sequence, N closed-loop clients get the single-stream throughput, each waiting for
+  // the others: throughput(N = 4) = throughput(N = 1), and a request waits for the 3 ahead of it
+  // (FIFO): TTFT(4) = 3 x e2e(1) + TTFT(1). (2) Two data-parallel replicas at 2N clients are two
+  // replicas at N each: throughput doubles, per-request latencies are unchanged.
+  spec::Diagnostics d;
+  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  REQUIRE_FALSE(d.has_errors());
+  const StackSpec* stack = catalog.find_stack("vllm");
+  REQUIRE(stack);
+  BenchCase c;
+  c.id = "ID-1";
+  c.model = *catalog.find_model("llama-3.1-8b");
+  c.hardware = *catalog.find_hardware("h100-sxm");
+  c.deployment.precision = {DType::bf16, DType::bf16, DType::bf16};
+  c.serving = ServingMode::concurrency;
+  c.prompt_tokens = 256;
+  c.output_tokens = 64;
+  c.max_seqs = 1;
+  auto at = [&](BenchMetric metric, int clients, int replicas) {
+    BenchCase k = c;
+    k.metric = metric;
+    k.batch = clients;
+    k.replicas = replicas;
+    auto v = predict_case(k, *stack);
+    REQUIRE(v);
+    return *v;
+  };
+  const double x1 = at(BenchMetric::serving_output_tokens_per_s, 1, 1);
+  const double x4 = at(BenchMetric::serving_output_tokens_per_s, 4, 1);
+  CHECK(x4 == Approx(x1).epsilon(0.01));
+  const double e2e1 = at(BenchMetric::serving_e2e_mean_s, 1, 1);
+  const double ttft1 = at(BenchMetric::serving_ttft_mean_s, 1, 1);
+  CHECK(at(BenchMetric::serving_ttft_mean_s, 4, 1) == Approx(3 * e2e1 + ttft1).epsilon(0.01));
+  c.max_seqs = 0;  // the defaults again
+  const double one = at(BenchMetric::serving_output_tokens_per_s, 8, 1);
+  CHECK(at(BenchMetric::serving_output_tokens_per_s, 16, 2) == Approx(2 * one).epsilon(1e-9));
+  CHECK(at(BenchMetric::serving_itl_p99_s, 16, 2) ==
+        Approx(at(BenchMetric::serving_itl_p99_s, 8, 1)).epsilon(1e-9));
+}
+
+TEST_CASE("offline run: N requests queued at once, measured over the makespan", "[model]") {
+  // Constant 10 ms steps, room for 10 sequences, 1-token prompts and 5 output tokens. N = 10:
+  // one step prefills all ten (token 1), four decode steps finish them together at 5 steps =
+  // 50 ms: 10 / 0.05 = 200 requests/s and 50 / 0.05 = 1000 tokens/s, the ten that finish in the
+  // last step included. N = 20: the second ten are admitted in step 6, finish at step 10: the
+  // same rates over 100 ms, TTFT mean (10 x 10 ms + 10 x 60 ms) / 20 = 35 ms.
+  ConstStep m;
+  m.s = 0.01;
+  ServingConfig cfg;
+  cfg.max_seqs = 10;
+  for (int n : {10, 20}) {
+    SimOptions opt;
+    opt.requests = n;
+    opt.warmup_requests = 0;
+    opt.closed_loop_clients = n;
+    auto r = simulate(m, cfg, {fixed_class(1, 5)}, opt);
+    REQUIRE(r);
+    INFO("N = " << n);
+    CHECK(r->requests_measured == n);
+    CHECK(r->simulated_s == Approx(n / 10 * 0.05));
+    CHECK(r->throughput_rps == Approx(200));
+    CHECK(r->output_tokens_per_s == Approx(1000));
+    CHECK(r->all.ttft.mean_s == Approx(n == 10 ? 0.01 : 0.035));
+    CHECK(r->utilisation == Approx(1));
+    CHECK(r->itl.mean_s == Approx(0.01));
+  }
+}
+
+TEST_CASE("KV admission: reserving whole sequences runs fewer at once and never preempts",
+          "[model]") {
+  // 16 blocks of 16 tokens; requests of 16 prompt + 48 output tokens need 64 tokens = 4 blocks
+  // each at full length. Reserving at admission (TensorRT-LLM's GUARANTEED_NO_EVICT) admits
+  // 16 / 4 = 4 at a time, which run in lock step: 1 prefill step + 47 decode steps = 48 steps of
+  // 10 ms per wave of 4, so 4 / 0.48 s = 8.33 requests/s, no preemption, the cache full. On-demand
+  // blocks (vLLM) admit all 8 clients on their 1-block prompts and must preempt as they grow.
+  ConstStep m;
+  m.s = 0.01;
+  ServingConfig cfg;
+  cfg.max_seqs = 8;
+  cfg.kv_capacity_tokens = 256;
+  SimOptions opt;
+  opt.closed_loop_clients = 8;
+  opt.requests = 400;
+  opt.warmup_requests = 40;
+  cfg.reserve_full_sequence = true;
+  auto r = simulate(m, cfg, {fixed_class(16, 48)}, opt);
+  REQUIRE(r);
+  CHECK(r->preemptions == 0);
+  CHECK(r->throughput_rps == Approx(4 / 0.48).epsilon(0.02));
+  CHECK(r->mean_batch == Approx(4).epsilon(1e-9));
+  CHECK(r->kv_occupancy_max == Approx(1));
+  CHECK(r->all.tpot.p99_s == Approx(m.s).epsilon(1e-9));
+  cfg.reserve_full_sequence = false;
+  auto v = simulate(m, cfg, {fixed_class(16, 48)}, opt);
+  REQUIRE(v);
+  CHECK(v->preemptions > 0);
+  CHECK(v->requests_measured == 400);
+}
