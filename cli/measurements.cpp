@@ -141,6 +141,14 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (col.count("serving_mode")) r.serving_mode = get("serving_mode");
     if (col.count("request_rate"))
       num("request_rate", r.request_rate, false, spec::Range::non_negative());
+    if (col.count("kv_precision") && !get("kv_precision").empty()) {
+      r.kv_precision = get("kv_precision");
+      if (!parse_dtype(r.kv_precision)) {
+        fail("kv_precision", fmt::format("expected a precision (fp16, bf16, fp8, int8, ...), "
+                                         "found '{}'",
+                                         r.kv_precision));
+      }
+    }
     if (ok) each(std::move(r));
   }
   if (!header) {
@@ -332,6 +340,8 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
       if (w == DType::fp8) c.deployment.precision = {DType::fp8, DType::fp8, DType::bf16};
       if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
     }
+    // A KV format the row states overrides the stack's default (read() checked it parses).
+    if (const auto kv = parse_dtype(r.kv_precision); kv) c.deployment.precision.kv = *kv;
     m.bench = std::move(c);
   }
   return m;

@@ -36,6 +36,9 @@ struct MeasurementRow {
   int tp = 0;
   std::string serving_mode;
   double request_rate = 0;
+  /// Optional `kv_precision` column: the KV cache's format where the run states it (FP8 KV of a
+  /// TensorRT-LLM engine built with kv_cache_quant_algo FP8); empty = the stack's default.
+  std::string kv_precision;
 };
 
 /// Reads a CSV file one row at a time and hands each well-formed row to `each`; malformed lines
