@@ -14,10 +14,18 @@ M=data/measurements
 VM=(-i "$M/xeon-amx-vm-2c-llamabench.csv" --calibration data/calibration/xeon-amx-vm-2c.profile.yaml)
 IN=(-i "$B/llamacpp-gpu-benchmarks.csv" -i "$B/seed-claims.csv" -i "$M/cpu-llamacpp-public.csv" "${VM[@]}")
 CPU=(-i "$M/cpu-llamacpp-public.csv" -i "$B/seed-claims.csv" "${VM[@]}")
-SERVE=(-i "$M/serving-public.csv" -i "$M/vllm-static-public.csv" -i "$M/pytorch-public.csv")
+STATIC=(-i "$M/vllm-static-public.csv" -i "$M/trtllm-static-public.csv" -i "$M/trtllm-static-moe-judge.csv"
+  -i "$M/pytorch-public.csv")
+SERVE=(-i "$M/serving-public.csv" "${STATIC[@]}")
+# Serving stacks, each fitted on its own static-batch rows (stack:file).
+FITS=("vllm:$M/vllm-static-public.csv" "tensorrt-llm:$M/trtllm-static-public.csv"
+  "pytorch-cuda-graph:$M/pytorch-public.csv")
 if [ "${1:-}" = "--refit" ]; then
   for s in llama.cpp llama.cpp-metal; do
     "$BIN" validate "${IN[@]}" --fit "$s" --write "data/stacks/$s.yaml" >/dev/null
+  done
+  for e in "${FITS[@]}"; do
+    "$BIN" validate -i "${e#*:}" --fit "${e%%:*}" --write "data/stacks/${e%%:*}.yaml" >/dev/null
   done
 fi
 # The header of the first table of `validate -f md` and its rows whose id matches $2 (ERE).
@@ -146,17 +154,58 @@ LOOP=$(python3 scripts/calibration-loop-table.py "$M/xeon-amx-vm-2c-llamabench.c
   echo "and impossible on an A10 (600 GB/s). Row SEED-020 is predicted with llama.cpp because the"
   echo 'article names no stack; `--stack vllm` predicts it within the article'"'"'s range.'
   echo
-  echo "## 4. Serving stacks and serving runs"
+  echo "## 4. Serving stacks: vLLM, TensorRT-LLM, PyTorch"
   echo
-  echo "Rows of other stacks than llama.cpp: TensorRT-LLM's performance overview (offline maximum"
-  echo "throughput, every request queued at once, run through the serving simulator with the engine"
-  echo "defaults of \`ServingCaseDefaults\`), vLLM's buildkite latency tests (a static batch of 8) and"
-  echo "the PyTorch eager / CUDA-graph rows. These stacks are engineering estimates: the rows judge"
-  echo "them and are not fitted (serving rows never are). Error per source, metric and device:"
+  echo "Static-batch rows (a batch of requests started together: \`ttft\`, \`tpot\`/\`itl\`,"
+  echo "\`e2e_latency\`, \`static_output_tokens_per_s\` = batch x output / end-to-end latency; formulas"
+  echo "in \`core/include/infercap/predict.hpp\`) fit each serving stack's GPU physics: fractions of"
+  echo "achievable weight and KV bandwidth and of tensor throughput, the per-kernel launch cost (per"
+  echo "layer: kernels x cost) and the per-step overhead. Which of these a stack's rows determine is"
+  echo "chosen from the rows (\`core/include/infercap/stack_fit_params.hpp\`): a parameter is fitted"
+  echo "when the predictions move with it (rms d ln t / d ln p >= 0.05) and that movement is not"
+  echo "already explained by the parameters chosen before it; then each parameter left out is tried"
+  echo "on the fit itself and kept when it lowers the Bayesian information criterion by more than 2"
+  echo "(an overhead whose start value made it look small). The fit prints each candidate's"
+  echo "sensitivity at the start values. Leave-one-hardware-out refits without a device (same"
+  echo "parameters) and predicts it. The fits below start from the committed (already fitted)"
+  echo "stacks, so before and after agree; the fit from the estimates is in each stack's provenance."
   echo
-  "$BIN" validate "${SERVE[@]}" --summary-only --by-device -f md
+  echo "Inputs: \`data/measurements/vllm-static-public.csv\` (vLLM's buildkite latency tests on H200,"
+  echo "A100 and H100), \`trtllm-static-public.csv\` (TensorRT-LLM v0.9.0's static-batch tables on H200,"
+  echo "H100, L40S, A100, dense models), \`pytorch-public.csv\` (gpt-fast on A100; one H100 eager /"
+  echo "CUDA-graph pair). pytorch-cuda-graph has one H100 row besides the A100 ones: its"
+  echo "leave-one-out figure is that one row."
   echo
-  rows_md "${SERVE[*]}" '^(VLLM|PT)-'
+  for e in "${FITS[@]}"; do
+    echo "### ${e%%:*}"
+    echo
+    echo '```'
+    "$BIN" validate -i "${e#*:}" --fit "${e%%:*}" --cross-validate
+    echo '```'
+    echo
+    rows_md "-i ${e#*:}" '.'
+    echo
+  done
+  echo "Kept aside to judge, not fitted (\`trtllm-static-moe-judge.csv\`): the same page's Mixtral 8x7B"
+  echo "rows, predicted with the fractions the dense rows fit. The model has one GEMM fraction for dense"
+  echo "and expert GEMMs; the error here is what an MoE plan on this stack carries."
+  echo
+  "$BIN" validate -i "$M/trtllm-static-moe-judge.csv" --summary-only --by-device -f md
+  echo
+  echo "### pytorch (eager)"
+  echo
+  echo "Eager PyTorch's rows are two (A100 and H100, from different implementations), too few to fit"
+  echo "or cross-validate: the stack stays an estimate and the rows are its check."
+  echo
+  rows_md "-i $M/pytorch-public.csv" '^PT-00(1|2)'
+  echo
+  echo "### Serving runs"
+  echo
+  echo "TensorRT-LLM's performance overview from v0.10 on (offline maximum throughput, every request"
+  echo "queued at once, \`serving-public.csv\`) through the serving simulator with the engine defaults"
+  echo "of \`ServingCaseDefaults\` and the fitted stack: a check, never fitted."
+  echo
+  "$BIN" validate -i "$M/serving-public.csv" --summary-only --by-device -f md
   echo
   echo "## 5. Error bands"
   echo
