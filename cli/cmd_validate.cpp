@@ -17,6 +17,7 @@
 #include "infercap/cpu_kernels.hpp"
 #include "infercap/spec/atomic_write.hpp"
 #include "infercap/spec/profile_io.hpp"
+#include "infercap/stack_fit_params.hpp"
 #include "measured_hardware.hpp"
 #include "measurements.hpp"
 #include "output.hpp"
@@ -225,7 +226,30 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
   for (const auto& entry : by_class) {
     const HwClass cls = entry.first;
     const std::vector<BenchCase>& cases = entry.second;
-    const auto params = params_for(cls, fitted.for_class(cls), cases);
+    // Static-batch rows (serving stacks' latency and throughput benchmarks) fit the parameters
+    // they respond to (stack_fit_params.hpp); llama-bench rows keep their recipe.
+    std::vector<StackParam> params;
+    if (std::any_of(cases.begin(), cases.end(),
+                    [](const BenchCase& c) { return is_static_batch_metric(c.metric); })) {
+      auto choice = select_fit_params(fitted, cls, cases);
+      if (!choice || choice->params.empty()) {
+        diags.error(
+            "", 0, 0, "--fit",
+            fmt::format("{} rows: {}", hw_class_name(cls),
+                        choice ? "no parameter responds to these rows" : choice.error().message));
+        return print_diagnostics(diags);
+      }
+      params = choice->params;
+      std::vector<std::string> seen;
+      for (const auto& ps : choice->review) {
+        seen.push_back(fmt::format("{} {:.3f}{}", stack_param_name(ps.param), ps.rms_sensitivity,
+                                   ps.chosen ? " (fitted)" : ""));
+      }
+      notes.push_back(fmt::format("{}: rms sensitivity of ln(predicted) to ln(parameter): {}",
+                                  hw_class_name(cls), fmt::join(seen, ", ")));
+    } else {
+      params = params_for(cls, fitted.for_class(cls), cases);
+    }
     auto r = fit_stack(fitted, cls, cases, params);
     if (!r) {
       diags.error("", 0, 0, "--fit",
@@ -254,6 +278,8 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
     } else if (a.cross_validate) {
       // Leave one hardware out: fit on every other device, predict the held-out one.
       std::vector<double> errs_decode, errs_prefill;
+      std::map<std::string, std::vector<double>> errs_static;  // static-batch rows by metric
+      std::vector<std::string> held_out;                       // each device's median
       for (const auto& d : devices) {
         std::vector<BenchCase> train;
         for (const auto& c : cases) {
@@ -262,22 +288,43 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
         if (train.size() <= params.size()) continue;
         auto cv = fit_stack(*base, cls, train, params);
         if (!cv) continue;
+        std::vector<double> errs_device;
         for (const auto& c : cases) {
           if (c.hardware.name != d) continue;
           auto p = predict_case(c, cv->stack);
           if (!p) continue;
           const double e = std::fabs(*p / c.measured - 1);
-          (c.metric == BenchMetric::generation_tokens_per_s ? errs_decode : errs_prefill)
-              .push_back(e);
+          errs_device.push_back(e);
+          if (is_static_batch_metric(c.metric)) {
+            errs_static[metric_group(c.metric)].push_back(e);
+          } else {
+            (c.metric == BenchMetric::generation_tokens_per_s ? errs_decode : errs_prefill)
+                .push_back(e);
+          }
         }
+        held_out.push_back(fmt::format("{} {:.1f}% ({} rows)", d,
+                                       100 * percentile(errs_device, 0.5), errs_device.size()));
       }
-      notes.push_back(
-          fmt::format("{}: leave-one-hardware-out over {} devices: decode median |error| {:.1f}% "
-                      "(p90 {:.1f}%), "
-                      "prefill median |error| {:.1f}% (p90 {:.1f}%)",
-                      hw_class_name(cls), devices.size(), 100 * percentile(errs_decode, 0.5),
-                      100 * percentile(errs_decode, 0.9), 100 * percentile(errs_prefill, 0.5),
-                      100 * percentile(errs_prefill, 0.9)));
+      if (!errs_decode.empty() || !errs_prefill.empty()) {
+        notes.push_back(
+            fmt::format("{}: leave-one-hardware-out over {} devices: decode median |error| {:.1f}% "
+                        "(p90 {:.1f}%), "
+                        "prefill median |error| {:.1f}% (p90 {:.1f}%)",
+                        hw_class_name(cls), devices.size(), 100 * percentile(errs_decode, 0.5),
+                        100 * percentile(errs_decode, 0.9), 100 * percentile(errs_prefill, 0.5),
+                        100 * percentile(errs_prefill, 0.9)));
+      } else {
+        notes.push_back(fmt::format("{}: leave-one-hardware-out over {} devices",
+                                    hw_class_name(cls), devices.size()));
+      }
+      for (const auto& [group, errs] : errs_static) {
+        notes.push_back(fmt::format(
+            "{}: leave-one-hardware-out, {}: median |error| {:.1f}% (p90 {:.1f}%) over {} rows",
+            hw_class_name(cls), group, 100 * percentile(errs, 0.5), 100 * percentile(errs, 0.9),
+            errs.size()));
+      }
+      notes.push_back(fmt::format("{}: held-out device median |error|: {}", hw_class_name(cls),
+                                  fmt::join(held_out, ", ")));
     }
   }
   fmt::print("{}", render(t, f));
@@ -287,7 +334,11 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
     for (const auto& file : a.files) cmd += " --measurements " + file;
     cmd += " --fit " + a.fit + " --write " + a.write;
     SourceRef prov;
-    prov.fields = {"classes.*"};
+    // Only the classes that had rows were fitted; the others keep their own sources.
+    prov.fields.clear();
+    for (const auto& entry : by_class) {
+      prov.fields.push_back(fmt::format("classes.{}.*", hw_class_name(entry.first)));
+    }
     prov.ref = fmt::format("fitted by `{}` on {} rows ({} .. {}), commit {}", cmd, ids.size(),
                            *ids.begin(), *ids.rbegin(), calibration::source_commit("core cli"));
     prov.date = calibration::iso_date_utc().substr(0, 10);

@@ -145,7 +145,14 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     }
     if (given("serving_mode")) r.serving_mode = get("serving_mode");
     if (given("request_rate")) num("request_rate", r.request_rate);
-    if (given("kv_precision")) r.kv_precision = get("kv_precision");
+    if (given("kv_precision") && !get("kv_precision").empty()) {
+      r.kv_precision = get("kv_precision");
+      if (!parse_dtype(r.kv_precision)) {
+        fail("kv_precision", fmt::format("expected a precision (fp16, bf16, fp8, int8, ...), "
+                                         "found '{}'",
+                                         r.kv_precision));
+      }
+    }
     if (given("max_batch")) whole("max_batch", r.max_batch);
     if (given("beams")) whole("beams", r.beams);
     if (given("requests")) whole("requests", r.requests);

@@ -22,10 +22,18 @@ done
 VM+=("${PROFILES[@]}")
 IN=(-i "$B/llamacpp-gpu-benchmarks.csv" -i "$B/seed-claims.csv" -i "$M/cpu-llamacpp-public.csv" "${VM[@]}")
 CPU=(-i "$M/cpu-llamacpp-public.csv" -i "$B/seed-claims.csv" "${VM[@]}")
-SERVE=(-i "$M/serving-public.csv" -i "$M/serving-nim.csv" -i "$M/serving-mlperf.csv" -i "$M/vllm-static-public.csv" -i "$M/pytorch-public.csv")
+STATIC=(-i "$M/vllm-static-public.csv" -i "$M/trtllm-static-public.csv" -i "$M/trtllm-static-moe-judge.csv"
+  -i "$M/pytorch-public.csv")
+SERVE=(-i "$M/serving-public.csv" -i "$M/serving-nim.csv" -i "$M/serving-mlperf.csv" "${STATIC[@]}")
+# Serving stacks, each fitted on its own static-batch rows (stack:file).
+FITS=("vllm:$M/vllm-static-public.csv" "tensorrt-llm:$M/trtllm-static-public.csv"
+  "pytorch-cuda-graph:$M/pytorch-public.csv")
 if [ "${1:-}" = "--refit" ]; then
   for s in llama.cpp llama.cpp-metal; do
     "$BIN" validate "${IN[@]}" --fit "$s" --write "data/stacks/$s.yaml" >/dev/null
+  done
+  for e in "${FITS[@]}"; do
+    "$BIN" validate -i "${e#*:}" --fit "${e%%:*}" --write "data/stacks/${e%%:*}.yaml" >/dev/null
   done
 fi
 # The header of the first table of `validate -f md` and its rows whose id matches $2 (ERE).
@@ -172,21 +180,66 @@ done
   echo "and impossible on an A10 (600 GB/s). Row SEED-020 is predicted with llama.cpp because the"
   echo 'article names no stack; `--stack vllm` predicts it within the article'"'"'s range.'
   echo
-  echo "## 4. Serving stacks and serving runs"
+  echo "## 4. Serving stacks: vLLM, TensorRT-LLM, PyTorch"
   echo
-  echo "Rows of other stacks than llama.cpp: TensorRT-LLM's performance overview (TRT: offline maximum"
+  echo "Static-batch rows (a batch of requests started together: \`ttft\`, \`tpot\`/\`itl\`,"
+  echo "\`e2e_latency\`, \`static_output_tokens_per_s\` = batch x output / end-to-end latency; formulas"
+  echo "in \`core/include/infercap/predict.hpp\`) fit each serving stack's GPU physics: fractions of"
+  echo "achievable weight and KV bandwidth and of tensor throughput, the per-kernel launch cost (per"
+  echo "layer: kernels x cost) and the per-step overhead. Which of these a stack's rows determine is"
+  echo "chosen from the rows (\`core/include/infercap/stack_fit_params.hpp\`): a parameter is fitted"
+  echo "when the predictions move with it (rms d ln t / d ln p >= 0.05) and that movement is not"
+  echo "already explained by the parameters chosen before it; then each parameter left out is tried"
+  echo "on the fit itself and kept when it lowers the Bayesian information criterion by more than 2"
+  echo "(an overhead whose start value made it look small). The fit prints each candidate's"
+  echo "sensitivity at the start values. Leave-one-hardware-out refits without a device (same"
+  echo "parameters) and predicts it. The fits below start from the committed (already fitted)"
+  echo "stacks, so before and after agree; the fit from the estimates is in each stack's provenance."
+  echo
+  echo "Inputs: \`data/measurements/vllm-static-public.csv\` (vLLM's buildkite latency tests on H200,"
+  echo "A100 and H100), \`trtllm-static-public.csv\` (TensorRT-LLM v0.9.0's static-batch tables on H200,"
+  echo "H100, L40S, A100, dense models), \`pytorch-public.csv\` (gpt-fast on A100; one H100 eager /"
+  echo "CUDA-graph pair). pytorch-cuda-graph has one H100 row besides the A100 ones: its"
+  echo "leave-one-out figure is that one row."
+  echo
+  for e in "${FITS[@]}"; do
+    echo "### ${e%%:*}"
+    echo
+    echo '```'
+    "$BIN" validate -i "${e#*:}" --fit "${e%%:*}" --cross-validate
+    echo '```'
+    echo
+    rows_md "-i ${e#*:}" '.'
+    echo
+  done
+  echo "Kept aside to judge, not fitted (\`trtllm-static-moe-judge.csv\`): the same page's Mixtral 8x7B"
+  echo "rows, predicted with the fractions the dense rows fit. The model has one GEMM fraction for dense"
+  echo "and expert GEMMs; the error here is what an MoE plan on this stack carries."
+  echo
+  "$BIN" validate -i "$M/trtllm-static-moe-judge.csv" --summary-only --by-device -f md
+  echo
+  echo "### pytorch (eager)"
+  echo
+  echo "Eager PyTorch's rows are two (A100 and H100, from different implementations), too few to fit"
+  echo "or cross-validate: the stack stays an estimate and the rows are its check."
+  echo
+  rows_md "-i $M/pytorch-public.csv" '^PT-00(1|2)'
+  echo
+  echo "### Serving runs"
+  echo
+  echo "Serving runs: TensorRT-LLM's performance overview from v0.10 on (TRT: offline maximum"
   echo "throughput, every request queued at once), NVIDIA NIM's published concurrency sweep (NIM:"
-  echo "closed loop at N clients, mean TTFT, per-request TPOT and output tokens/s), MLPerf Inference"
-  echo "(MLP: Offline and Server), vLLM's buildkite latency tests (a static batch of 8) and the PyTorch"
-  echo "eager / CUDA-graph rows. Serving rows run through the serving simulator at the row's setting"
+  echo "closed loop at N clients, mean TTFT, per-request TPOT and output tokens/s) and MLPerf Inference"
+  echo "(MLP: Offline and Server), with the static-batch rows above for comparison. Serving rows run"
+  echo "through the serving simulator at the row's setting"
   echo "(N clients, a Poisson rate, or everything queued), with the engine defaults of"
   echo "\`ServingCaseDefaults\` where a row states no limit; \`tpot_*\` rows are per request, \`itl_*\`"
-  echo "rows every token gap pooled. These stacks are engineering estimates: the rows judge them and are"
-  echo "not fitted (serving rows never are). Error per source, metric and device:"
+  echo "rows every token gap pooled. Serving rows judge the serving model with the fitted stacks and"
+  echo "are never fitted. Error per source, metric and device:"
   echo
   "$BIN" validate "${SERVE[@]}" --summary-only --by-device -f md
   echo
-  rows_md "${SERVE[*]}" '^(TRT|NIM|VLLM|PT)-'
+  rows_md "${SERVE[*]}" '^(TRT|NIM)-'
   echo
   echo "The NIM sweep (Llama 3.3 70B FP8, TP2 on two H100, 5000 prompt / 500 output tokens) saturates"
   echo "between 50 and 100 clients: past it TTFT grows by the queue while ITL and throughput stay flat."

@@ -501,7 +501,10 @@ TEST_CASE("each CSV reader refuses a header without a column its table says is n
     std::vector<std::string> names, cells;
     for (const auto& c : cli::kMeasurementColumns) {
       names.emplace_back(c.name);
-      cells.emplace_back(c.value == cli::CellValue::text ? "x" : "1");
+      // Text is free except kv_precision, which must name a precision.
+      cells.emplace_back(c.name == "kv_precision"          ? "fp8"
+                         : c.value == cli::CellValue::text ? "x"
+                                                           : "1");
     }
     const fs::path file =
         fs::temp_directory_path() / ("infercap-columns-" + std::to_string(::getpid()) + ".csv");

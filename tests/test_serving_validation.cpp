@@ -95,8 +95,6 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
       << "V-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_median,90,ms,vLLM,,1,rate,2,,,,\n"
       << "V-5,x,h100-sxm,1,,gpt-j-6b,,FP8,800,100,,requests_per_s,13,requests/s,TensorRT-LLM,,1,"
          "offline,,,,4,\n"
-      << "V-6,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,1,concurrency,,"
-         "FP7,,,\n"
       << "V-7,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,e2e_latency_p99,2,s,vLLM,,1,rate,2,,,1,\n"
       << "V-8,x,h200,1,,llama-3.1-8b,,FP8,128,128,,offline_output_tokens_per_s,27911,tokens/s,"
          "TensorRT-LLM,,1,offline,,,,,30000\n";
@@ -105,7 +103,7 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
   const auto rows = cli::read_measurements(path, d);
   REQUIRE_FALSE(d.has_errors());
-  REQUIRE(rows.size() == 8);
+  REQUIRE(rows.size() == 7);
   const auto m = cli::map_measurements(rows, catalog);
   REQUIRE(m[0].bench);
   CHECK(m[0].bench->metric == BenchMetric::serving_itl_mean_s);  // vLLM's pooled ITL
@@ -124,17 +122,29 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   CHECK(m[3].bench->request_rate_qps == 2);
   CHECK_FALSE(m[4].bench);
   CHECK_THAT(m[4].reason, Catch::Contains("beam search (4 beams)"));
-  CHECK_FALSE(m[5].bench);
-  CHECK_THAT(m[5].reason, Catch::Contains("kv_precision"));
-  REQUIRE(m[6].bench);  // one beam is greedy decoding
-  CHECK(m[6].bench->metric == BenchMetric::serving_e2e_p99_s);
-  CHECK(is_latency_metric(m[6].bench->metric));
+  REQUIRE(m[5].bench);  // one beam is greedy decoding
+  CHECK(m[5].bench->metric == BenchMetric::serving_e2e_p99_s);
+  CHECK(is_latency_metric(m[5].bench->metric));
   CHECK(is_serving_metric(BenchMetric::serving_itl_p99_s));
   CHECK(bench_metric_name(BenchMetric::serving_e2e_p99_s) == "serving_e2e_p99_s");
-  REQUIRE(m[7].bench);
-  CHECK(m[7].bench->serving == ServingMode::offline);
-  CHECK(m[7].bench->requests == 30000);
+  REQUIRE(m[6].bench);
+  CHECK(m[6].bench->serving == ServingMode::offline);
+  CHECK(m[6].bench->requests == 30000);
   CHECK(m[0].bench->requests == 0);
+  // An unknown KV format is refused where it is read: file, line, column and key.
+  {
+    std::ofstream f(path);
+    f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+         "batch,metric,value,unit,stack,notes,kv_precision\n"
+      << "V-6,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,FP7\n";
+  }
+  spec::Diagnostics bad;
+  CHECK(cli::read_measurements(path, bad).empty());
+  REQUIRE(bad.has_errors());
+  CHECK(bad.items().front().line == 2);
+  CHECK(bad.items().front().col == 17);
+  CHECK(bad.items().front().key_path == "kv_precision");
+  CHECK_THAT(bad.format(), Catch::Contains("found 'FP7'"));
   std::remove(path.c_str());
 }
 
