@@ -89,14 +89,14 @@ struct ClassIn {
 
 // One operating point of the replica at a running batch b.
 struct Point {
-  bool ok = false;    // false: the prompts alone saturate the engine at this batch
-  double b = 1;       // running batch
-  double tau = 0;     // time between a request's output tokens
-  double t0 = 0;      // bare decode step at batch b
-  double x = 0;       // prompt tokens a step carries on average (lambda * P * tau)
+  bool ok = false;      // false: the prompts alone saturate the engine at this batch
+  double b = 1;         // running batch
+  double tau = 0;       // time between a request's output tokens
+  double t0 = 0;        // bare decode step at batch b
+  double x = 0;         // prompt tokens a step carries on average (lambda * P * tau)
   double t_biased = 0;  // mean length of the step (or prefill) an arrival lands in
-  double k = 0;       // marginal step time per prompt token (only for the spread of S)
-  double s_mean = 0;  // slot holding time, mixed over classes
+  double k = 0;         // marginal step time per prompt token (only for the spread of S)
+  double s_mean = 0;    // slot holding time, mixed over classes
   double s_var = 0;
 };
 
