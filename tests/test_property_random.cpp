@@ -15,23 +15,27 @@
 //     properties for every row, more load never costs less and never needs fewer devices on the
 //     same candidate, a looser SLA never costs more.
 //
-// Open findings, reported by this test as warnings with seeds (KNOWN below) rather than failures,
-// because their root is in the analytic queueing model (serving_analytic.cpp) and is not fixed
-// yet: (a) a P99 latency read from a moment-matched gamma tail can rise when a faster device
-// lowers the mean more than the variance (about 3% of the 100k specs, most by < 1%, a few by
-// 5%); (b) stability is not monotone in the load or the bandwidth for a few specs (12 of 100k:
-// faster hardware unstable at the same load; 1 row in 5k whose design load, below its bisected
-// capacity, is unstable, so its design-load latencies are infinite); (c) through (a) and (b) the
-// bisected capacity per replica can fall with more bandwidth (26 of 5k specs). Every other
-// property fails the test.
+// The analytic model is built so that these hold (serving_analytic.cpp): percentiles are
+// monotone functions of parts whose means and spreads fall with the device's speed, stability is
+// one utilisation test (all slots can run and lambda * S(c) / c < 1) used by every path, and the
+// capacity bisection runs over it. Stability on faster hardware, capacity per replica and the
+// design-load latencies of a sized candidate are hard properties. One residual finding is counted
+// (warnings with seeds) and bounded by a hard check: a P99 can still rise with bandwidth in about
+// 0.2% of the 100k specs, most by < 1e-6 relative, the larger ones in the queue wait, whose
+// exponential tail has the conditional wait Wq / C as its scale, and that scale carries the
+// Allen-Cunneen / Kraemer-Langenbach-Belz factor of c_s^2 = Var S / E[S]^2, a relative spread
+// that can grow on faster hardware (the prefill's share of the holding time changes). The same
+// bound covers 1 plan in 2000 whose design-load latency is infinite.
 //
 // Each spec comes from its own seed; a failure prints the seed and the spec, and
 // INFERCAP_PROPERTY_SEED=<seed> reruns that one spec in every layer. INFERCAP_PROPERTY_SCALE=<x>
-// multiplies the counts (longer soaks). Tolerances: the roofline compares sums of the same
+// multiplies the counts (longer soaks); INFERCAP_PROPERTY_MAX_FAILURES=<n> lets a layer go on past
+// its first five failures (to count them). Tolerances: the roofline compares sums of the same
 // operator times, each no larger (1e-12 relative); the analytic latencies 1e-9; per-replica
 // capacity is a bisection to 1% (solver_internal.hpp's kQpsRelTol), so it may differ by that.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -220,8 +224,8 @@ std::string row_problems(const CandidateRow& r) {
   return out;
 }
 
-// The latencies at the design load (an analytic evaluation at design / working replicas): an open
-// finding makes them infinite on some rows (the header comment).
+// The latencies at the design load (an analytic evaluation at design / working replicas, a load
+// below the bisected capacity, so stable): all finite.
 std::string design_latency_problems(const CandidateRow& r) {
   FiniteCheck f;
   f("ttft_p50", r.ttft_p50_s);
@@ -265,24 +269,30 @@ std::string plan_problems(const Plan& p) {
   return out;
 }
 
-// Stops a layer after a few failures so one bug does not print thousands of specs.
+// Stops a layer after a few failures so one bug does not print thousands of specs
+// (INFERCAP_PROPERTY_MAX_FAILURES=<n> raises the limit, to count every failing spec).
 struct Failures {
   int n = 0;
-  bool enough() const { return n >= 5; }
+  int limit = [] {
+    const char* s = std::getenv("INFERCAP_PROPERTY_MAX_FAILURES");
+    return s != nullptr && *s != '\0' ? std::max(1, std::atoi(s)) : 5;
+  }();
+  bool enough() const { return n >= limit; }
 };
 
 #define PROPERTY(spec, failures, cond, detail)                                  \
   do {                                                                          \
     if (!(cond)) {                                                              \
       std::ostringstream os_;                                                   \
+      os_.precision(12);                                                        \
       os_ << detail;                                                            \
       FAIL_CHECK(describe(spec) << "\n  property: " #cond "\n  " << os_.str()); \
       ++(failures).n;                                                           \
     }                                                                           \
   } while (0)
 
-// Open findings (see the header comment): counted and the first few printed as warnings with
-// their seeds, not failed, until the analytic model is fixed; every other property fails.
+// The one residual finding (see the header comment): counted, the first few printed as warnings
+// with their seeds, and bounded by a hard check on its count; every other property fails.
 struct Known {
   const char* what;
   int n = 0;
@@ -351,7 +361,6 @@ TEST_CASE("random specs are valid specs", "[property]") {
 TEST_CASE("100k random specs: the roofline and the analytic serving model", "[property]") {
   Failures fails;
   Known faster_slower("an analytic P99 latency rises with more bandwidth");
-  Known unstable("more bandwidth makes the analytic queue unstable at the same load");
   int created = 0, stable = 0;
   const auto seeds = layer_seeds(1'000'000, 100'000);
   for (uint64_t seed : seeds) {
@@ -401,20 +410,23 @@ TEST_CASE("100k random specs: the roofline and the analytic serving model", "[pr
       check_serving(fb, *b);
       PROPERTY(s, fails, fa.bad().empty(), "analyze at " << qps << " req/s:" << fa.bad());
       PROPERTY(s, fails, fb.bad().empty(), "faster analyze:" << fb.bad());
-      KNOWN(s, unstable, !a->stable || b->stable,
-            "more bandwidth made the queue unstable at " << qps << " req/s");
+      PROPERTY(s, fails, !a->stable || b->stable,
+               "more bandwidth made the queue unstable at " << qps << " req/s");
       if (a->stable && b->stable) {
         ++stable;
         const auto& x = a->all;
         const auto& y = b->all;
+        std::ostringstream rose;
+        rose.precision(12);
         for (auto [name, slow_s, fast_s] :
              {std::tuple{"TTFT P99", x.ttft.p99_s, y.ttft.p99_s},
               std::tuple{"TPOT P99", x.tpot.p99_s, y.tpot.p99_s},
               std::tuple{"E2E P99", x.e2e.p99_s, y.e2e.p99_s},
               std::tuple{"queue wait P99", x.queue_wait.p99_s, y.queue_wait.p99_s}})
-          KNOWN(s, faster_slower, fast_s <= slow_s * (1 + 1e-9) + 1e-15,
-                "bandwidth x" << factor << " at " << qps << " req/s: " << name << " " << slow_s
-                              << " -> " << fast_s);
+          if (!(fast_s <= slow_s * (1 + 1e-9) + 1e-15))
+            rose << " " << name << " " << slow_s << " -> " << fast_s << ";";
+        KNOWN(s, faster_slower, rose.str().empty(),
+              "bandwidth x" << factor << " at " << qps << " req/s:" << rose.str());
       }
     } else if (!a) {
       PROPERTY(s, fails, !a.error().message.empty(), "empty refusal");
@@ -425,13 +437,14 @@ TEST_CASE("100k random specs: the roofline and the analytic serving model", "[pr
   if (seeds.size() > 1000) {
     CHECK(created > static_cast<int>(seeds.size()) / 2);
     CHECK(stable > static_cast<int>(seeds.size()) / 4);
+    // The residual finding stays rare (182 of 100k specs when this bound was set; 3152 with the
+    // gamma reads before): a regression past it fails.
+    CHECK(faster_slower.n <= static_cast<int>(seeds.size()) / 400);
   }
 }
 
 TEST_CASE("random specs sized as one candidate", "[property]") {
   Failures fails;
-  Known capacity("more bandwidth lowers the load one replica carries within the SLA");
-  Known latency("a latency at the design load is infinite");
   int feasible = 0, infeasible = 0;
   const auto seeds = layer_seeds(2'000'000, 5'000);
   for (uint64_t seed : seeds) {
@@ -439,7 +452,7 @@ TEST_CASE("random specs sized as one candidate", "[property]") {
     random_specs::Gen g(seed ^ 0x5851f42d4c957f2dull);
     const CandidateRow base = evaluate(s);
     PROPERTY(s, fails, row_problems(base).empty(), row_problems(base));
-    KNOWN(s, latency, design_latency_problems(base).empty(), design_latency_problems(base));
+    PROPERTY(s, fails, design_latency_problems(base).empty(), design_latency_problems(base));
     base.feasible ? ++feasible : ++infeasible;
 
     const double load = g.uniform(1.1, 3);
@@ -471,9 +484,9 @@ TEST_CASE("random specs sized as one candidate", "[property]") {
     PROPERTY(s, fails, row_problems(fast).empty(),
              "bandwidth x" << bw << ":" << row_problems(fast));
     if (base.max_qps_per_replica > 0)
-      KNOWN(s, capacity, fast.max_qps_per_replica >= base.max_qps_per_replica * (1 - 2e-2),
-            "bandwidth x" << bw << ": max QPS per replica " << base.max_qps_per_replica << " -> "
-                          << fast.max_qps_per_replica);
+      PROPERTY(s, fails, fast.max_qps_per_replica >= base.max_qps_per_replica * (1 - 2e-2),
+               "bandwidth x" << bw << ": max QPS per replica " << base.max_qps_per_replica << " -> "
+                             << fast.max_qps_per_replica);
     if (fails.enough()) break;
   }
   if (seeds.size() > 1000) {
@@ -531,7 +544,7 @@ std::map<Key, const CandidateRow*> by_candidate(const Plan& p) {
 
 TEST_CASE("random plans through the whole solver", "[property]") {
   Failures fails;
-  Known latency("a latency at the design load is infinite");
+  Known latency("a latency at the design load of a plan's row is infinite");
   int feasible = 0;
   const auto seeds = layer_seeds(3'000'000, 2'000);
   for (uint64_t seed : seeds) {
@@ -589,5 +602,8 @@ TEST_CASE("random plans through the whole solver", "[property]") {
     }
     if (fails.enough()) break;
   }
-  if (seeds.size() > 500) CHECK(feasible > static_cast<int>(seeds.size()) / 10);
+  if (seeds.size() > 500) {
+    CHECK(feasible > static_cast<int>(seeds.size()) / 10);
+    CHECK(latency.n <= static_cast<int>(seeds.size()) / 1000);  // 1 of 2000 when set
+  }
 }

@@ -112,6 +112,57 @@ TEST_CASE("M/M/1: batch-1 exponential service matches the closed forms", "[model
   CHECK(r->utilisation == Approx(rho).epsilon(0.03));
 }
 
+TEST_CASE("analytic P99: the shifted-exponential read, falling with bandwidth", "[model]") {
+  // A memory-bound device: every step (prefill of the 1-token prompt or decode) streams the
+  // weights, s = 1 ms at bandwidth x1 and s / f at x f. Fixed 10-token outputs on one slot:
+  // service S = 10 s, deterministic (M/D/1), Poisson arrivals at lambda = 50/s.
+  // Hand-derived, per analyze's formulas (docs/serving.md):
+  //   rho = lambda S; Pollaczek-Khinchine Wq = lambda S^2 / (2 (1 - rho)); P(wait) C = rho;
+  //   the wait is 0 w.p. 1 - C, else exponential of mean theta = Wq / C, so
+  //   Var W = theta^2 C (2 - C);
+  //   E2E = W + own first step s + 9 decode steps s: mean Wq + S, sd sqrt(Var W);
+  //   TTFT = W + s: mean Wq + s, the same sd;
+  //   a percentile p reads m + h(p) sd with h(p) = max(z_p, -ln(1 - p) - 1), h(99) = ln 100 - 1.
+  // At x1: rho = 0.5, Wq = 5 ms, theta = 10 ms, sd = 10 sqrt(0.75) = 8.660 ms, so
+  //   E2E P99 = 15 + 3.60517 * 8.660 = 46.22 ms and TTFT P99 = 6 + 31.22 = 37.22 ms;
+  // at x2: rho = 0.25, Wq = 0.8333 ms, theta = 3.333 ms, sd = 3.333 sqrt(0.4375) = 2.205 ms,
+  //   E2E P99 = 5.833 + 7.949 = 13.78 ms.
+  // The queue-wait P99 is the exponential tail itself: theta ln(C / 0.01) (10 ln 50 = 39.12 ms).
+  const double lambda = 50, h99 = std::log(100.0) - 1;
+  const auto cls = make_class(lambda, *fixed_length(1), *fixed_length(10));
+  const auto hand = [&](double f) {
+    const double s = 1e-3 / f, S = 10 * s, rho = lambda * S;
+    const double wq = lambda * S * S / (2 * (1 - rho)), theta = wq / rho;
+    const double sd = theta * std::sqrt(rho * (2 - rho));
+    struct {
+      double e2e_p99, ttft_p99, wait_p99;
+    } out{wq + S + h99 * sd, wq + s + h99 * sd, theta * std::log(rho / 0.01)};
+    return out;
+  };
+  CHECK(hand(1).e2e_p99 == Approx(46.22e-3).epsilon(1e-3));
+  CHECK(hand(2).e2e_p99 == Approx(13.78e-3).epsilon(1e-3));
+  double last_e2e = 1, last_ttft = 1, last_wait = 1;
+  for (double f : {1.0, 1.25, 1.5, 2.0, 3.0, 4.0}) {
+    ConstStep m;
+    m.s = 1e-3 / f;
+    auto a = analyze(m, single_server(), {cls});
+    REQUIRE(a);
+    REQUIRE(a->stable);
+    INFO("bandwidth x" << f);
+    const auto want = hand(f);
+    CHECK(a->all.e2e.p99_s == Approx(want.e2e_p99).epsilon(1e-9));
+    CHECK(a->all.ttft.p99_s == Approx(want.ttft_p99).epsilon(1e-9));
+    CHECK(a->all.queue_wait.p99_s == Approx(want.wait_p99).epsilon(1e-9));
+    // Faster is never slower, at every percentile the summary reports.
+    CHECK(a->all.e2e.p99_s < last_e2e);
+    CHECK(a->all.ttft.p99_s < last_ttft);
+    CHECK(a->all.queue_wait.p99_s < last_wait);
+    last_e2e = a->all.e2e.p99_s;
+    last_ttft = a->all.ttft.p99_s;
+    last_wait = a->all.queue_wait.p99_s;
+  }
+}
+
 TEST_CASE("GI/M/1: bursty and smooth arrivals against the exact root", "[model]") {
   // Exponential service of mean 20 ms (as in the M/M/1 case), renewal arrivals with Laplace
   // transform A*(s). GI/M/1: sigma = A*(mu (1 - sigma)) (solved by iteration below), P(wait) =

@@ -1,16 +1,24 @@
 // The analytic fast path: a queueing approximation of one continuous-batching replica.
 // docs/serving.md derives every step; in short:
-//   tau(n) = time between a request's tokens with n running, stretched by the prefill work that
-//            arrives meanwhile (lambda * prefill time per second);
+//   tau(n) = time between a request's tokens with n running: the least fixed point of
+//            tau = step(lambda * P * tau prompt tokens beside n decodes), so the prefill work that
+//            arrives meanwhile stretches the step through the step model itself;
 //   S(n)   = T_prefill + (L - 1) * tau(n), the time a request holds a slot at batch n;
 //   N      = requests in the replica, a birth-death chain: up at lambda, down at min(n, c) /
 //            S(min(n, c)); its stationary law gives the busy fraction, the batch, P(wait) and Lq;
+//            stable iff every slot can run (tau(c) finite) and rho = lambda * S(c) / c < 1;
 //   Wq     = Lq / lambda * (ca^2 + cs^2) / 2 * g (Allen-Cunneen with the Kraemer/Langenbach-Belz
 //            g; Pollaczek-Khinchine for Poisson arrivals at c = 1).
-// Percentiles come from gamma distributions matched to each metric's mean and variance.
+// Percentiles: a shifted-exponential tail read from each part's mean and standard deviation,
+// m + h(p) * sd with h(p) >= 0 (Moments below), and the request's own prompt through the step
+// model at the prompt's quantile; parts combine so that a percentile never falls when a part's
+// mean or quantile rises (combine() below). Every input of these (step times, the chain's
+// occupancy, the wait's scale) is non-increasing in the device's speed, so no percentile rises
+// on faster hardware at the same load.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 #include <fmt/format.h>
@@ -24,110 +32,53 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Regularised lower incomplete gamma P(a, x): series below a + 1, continued fraction above.
-double gamma_p(double a, double x, double lga) {
-  if (x <= 0) return 0;
-  const double front = std::exp(-x + a * std::log(x) - lga);
-  if (x < a + 1) {
-    double term = 1 / a, sum = term;
-    for (int n = 1; n < 500; ++n) {
-      term *= x / (a + n);
-      sum += term;
-      if (term < sum * 1e-15) break;
-    }
-    return std::min(1.0, sum * front);
-  }
-  constexpr double tiny = 1e-300;
-  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
-  for (int i = 1; i < 500; ++i) {
-    const double an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (std::fabs(d) < tiny) d = tiny;
-    c = b + an / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1) < 1e-15) break;
-  }
-  return std::max(0.0, 1 - front * h);
+// h(p) = max(z_p, -ln(1 - p) - 1), z_p the standard normal quantile: the larger of the normal
+// and the shifted-exponential multipliers of the standard deviation. h(p) >= 0 for p >= 50%
+// (h(50) = 0, h(90) = 1.303, h(95) = 1.996, h(99) = 3.605, h(99.9) = 5.908).
+double tail_multiplier(double percentile) {
+  const double p = percentile / 100;
+  return std::max(normal_quantile(p), -std::log1p(-p) - 1);
 }
 
-// Quantile of Gamma(shape k, scale 1) at probability p: Wilson-Hilferty start, then safeguarded
-// Newton on P(k, x) = p.
-double gamma_quantile_unit(double k, double p) {
-  const double lgk = std::lgamma(k);
-  double x = 0;
-  const double z = normal_quantile(p);
-  const double w = 1 - 1 / (9 * k) + z * std::sqrt(1 / (9 * k));
-  if (k >= 1 && w > 0) {
-    x = k * w * w * w;
-  } else {
-    // Small x: P(k, x) ~ x^k / Gamma(k + 1).
-    x = std::exp((std::log(p) + std::lgamma(k + 1)) / k);
-  }
-  double lo = 0, hi = kInf;
-  for (int it = 0; it < 60; ++it) {
-    const double f = gamma_p(k, x, lgk) - p;
-    if (f < 0) {
-      lo = x;
-    } else {
-      hi = x;
-    }
-    const double pdf = std::exp((k - 1) * std::log(x) - x - lgk);
-    double nx = pdf > 0 ? x - f / pdf : x;
-    if (!(nx > lo && nx < hi)) nx = std::isfinite(hi) ? (lo + hi) / 2 : 2 * x + 1;
-    if (std::fabs(nx - x) <= 1e-12 * x) {
-      x = nx;
-      break;
-    }
-    x = nx;
-  }
-  return x;
-}
-
-// A non-negative metric known by its mean and variance, read as a gamma distribution.
+// A non-negative metric known by its mean m and variance v, read through a shifted exponential,
+// X = (m - sd) + Exp(sd) with sd = sqrt(v):
+//   Q(p) = max(0, m + h(p) * sd),  h(p) = max(z_p, -ln(1 - p) - 1).
+// Exact for a constant (sd = 0) and for an exponential (sd = m: Q = -m ln(1 - p) for p >= 89%,
+// e.g. the M/M/1 sojourn), and never below the normal quantile. For p >= 50% h(p) >= 0, so Q is
+// non-decreasing in both m and sd: a metric whose mean and spread both fall never gets a larger
+// percentile. (A moment-matched gamma does not have this property: at a fixed variance a lower
+// mean lowers its shape and lengthens its tail, so a faster device could read a larger P99.)
+// Below the median h < 0 and Q falls with the spread; SLA percentiles below 50% are unusual.
 struct Moments {
   double mean = 0;
   double var = 0;
   double quantile(double percentile) const {
     if (!std::isfinite(mean)) return kInf;
     if (mean <= 0) return 0;
-    if (var <= 1e-12 * mean * mean) return mean;
-    const double k = mean * mean / var;
-    return var / mean * gamma_quantile_unit(k, percentile / 100);
-  }
-  LatencySummary summary() const {
-    return LatencySummary{mean, quantile(50), quantile(90), quantile(99)};
+    return std::max(0.0, mean + tail_multiplier(percentile) * std::sqrt(std::max(0.0, var)));
   }
 };
 
-// E[X^3] of a length distribution (for the skew of step times).
-double third_moment(const LengthDist& d) {
-  switch (d.kind) {
-    case LengthKind::fixed:
-      return d.value_tokens * d.value_tokens * d.value_tokens;
-    case LengthKind::exponential:
-      return 6 * d.value_tokens * d.value_tokens * d.value_tokens;
-    case LengthKind::lognormal:
-      return std::exp(3 * d.mu + 4.5 * d.sigma * d.sigma);
-    case LengthKind::uniform: {
-      double s = 0;  // sum of x^3 over min..max by the closed form of sum k^3
-      const auto cube_sum = [](double n) { return n * n * (n + 1) * (n + 1) / 4; };
-      s = cube_sum(d.max_tokens) - cube_sum(d.min_tokens - 1);
-      return s / (d.max_tokens - d.min_tokens + 1);
-    }
-    case LengthKind::histogram: {
-      double w = 0, s = 0;
-      for (size_t i = 0; i < d.bin_tokens.size(); ++i) {
-        w += d.bin_weights[i];
-        s += d.bin_weights[i] * d.bin_tokens[i] * d.bin_tokens[i] * d.bin_tokens[i];
-      }
-      return w > 0 ? s / w : 0;
-    }
+// A percentile of a sum of independent parts, each known by its mean E_i and its own value Q_i at
+// the percentile: means add, and the excesses d_i = Q_i - E_i add in quadrature, the positive and
+// negative ones apart:
+//   Q = max(0, sum E_i + sqrt(sum_{d_i > 0} d_i^2) - sqrt(sum_{d_i < 0} d_i^2)).
+// Exact for one part, and for normal parts when all excesses share a sign. Q is non-decreasing in
+// every E_i and Q_i: dQ/dQ_i = |d_i| / norm of its group and dQ/dE_i = 1 - |d_i| / norm, both in
+// [0, 1]; a d_i crossing 0 moves between the groups continuously.
+struct Part {
+  double mean = 0;
+  double value = 0;
+};
+double combine(std::initializer_list<Part> parts) {
+  double e = 0, pos = 0, neg = 0;
+  for (const Part& x : parts) {
+    if (!std::isfinite(x.mean) || !std::isfinite(x.value)) return kInf;
+    e += x.mean;
+    const double d = x.value - x.mean;
+    (d > 0 ? pos : neg) += d * d;
   }
-  return 0;
+  return std::max(0.0, e + std::sqrt(pos) - std::sqrt(neg));
 }
 
 struct ClassIn {
@@ -136,17 +87,17 @@ struct ClassIn {
   double p_mean = 0, p_var = 0, o_mean = 0, o_var = 0;
 };
 
-// One operating point of the replica for a mean in-service count `a`.
+// One operating point of the replica at a running batch b.
 struct Point {
-  bool ok = false;    // false: prefill work alone saturates the engine
-  double u = 0;       // busy fraction
-  double b = 1;       // mean running batch while busy
-  double tau = 0;     // time between a request's output tokens
-  double t0 = 0;      // bare decode step at batch b
-  double k = 0;       // marginal step time per prompt token
-  double s_mean = 0;  // slot holding time, mixed over classes
+  bool ok = false;      // false: the prompts alone saturate the engine at this batch
+  double b = 1;         // running batch
+  double tau = 0;       // time between a request's output tokens
+  double t0 = 0;        // bare decode step at batch b
+  double x = 0;         // prompt tokens a step carries on average (lambda * P * tau)
+  double t_biased = 0;  // mean length of the step (or prefill) an arrival lands in
+  double k = 0;         // marginal step time per prompt token (only for the spread of S)
+  double s_mean = 0;    // slot holding time, mixed over classes
   double s_var = 0;
-  double erlang_c = 0;  // probability an arrival waits for a slot
 };
 
 class Analyzer {
@@ -180,10 +131,6 @@ class Analyzer {
       wc += c.w * (c.o_mean - 1) * (c.p_mean + c.o_mean / 2);
     }
     ctx_d_ = wd > 0 ? wc / wd : p_bar_;
-    for (const auto& c : in_) {
-      p2_ += c.w * (c.p_var + c.p_mean * c.p_mean);
-      p3_ += c.w * third_moment(c.cls->prompt_tokens);
-    }
     const double p1 = std::max(1.0, p_bar_);
     prefill_slope_ = std::max(0.0, (m_.prefill_s(1, 2 * p1, 0) - m_.prefill_s(1, p1, 0)) / p1);
     // KV held by the running sequences, time-averaged: a sequence holds P + L/2 on average over a
@@ -211,21 +158,25 @@ class Analyzer {
 
   ServingResult eval(double total_qps) const;
 
-  /// The QPS at which all c slots are busy: lambda * S(c; lambda) = c, by bisection (S grows
-  /// with lambda through the prefill work arriving meanwhile).
+  /// The one stability condition every path uses: all c slots can run (the prompts arriving at
+  /// lambda leave the steps at full batch a finite length) and the utilisation of the slots,
+  /// rho = lambda * S(c; lambda) / c, is below 1. Both parts are monotone: tau and S grow with
+  /// lambda and shrink on a faster device, so a stable load stays stable when lowered or served by
+  /// faster hardware.
+  bool stable_at(double lambda) const {
+    const Point top = at_batch(lambda, c_);
+    return top.ok && lambda * top.s_mean < c_;
+  }
+
+  /// The largest load stable_at() accepts, by bisection (stable_at is monotone in lambda). At
+  /// lambda -> 0, S(c; 0) is the shortest holding time, so c / S(c; 0) bounds it from above.
   double saturation_qps() const {
-    const double a = c_ * (1 - 1e-9);
-    const Point p0 = point(0, a);
+    const Point p0 = at_batch(0, c_);
     if (!p0.ok || !(p0.s_mean > 0)) return 0;
     double lo = 0, hi = c_ / p0.s_mean;
-    for (int it = 0; it < 60 && hi - lo > 1e-7 * hi; ++it) {
+    for (int it = 0; it < 100 && hi - lo > 1e-9 * hi; ++it) {
       const double mid = (lo + hi) / 2;
-      const Point p = point(mid, a);
-      if (p.ok && mid * p.s_mean < c_) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
+      (stable_at(mid) ? lo : hi) = mid;
     }
     return lo;
   }
@@ -245,18 +196,21 @@ class Analyzer {
     if (f <= 1e-12) return t0;
     return t0 * (1 - f) + m_.mixed_step_s(p, pc, b0 + 1, ctx_d_) * f;
   }
-  // Time from admission to the first token for a prompt of `prompt` tokens at running batch b
-  // (the other prompts sharing its step are added by the caller).
-  double prefill_time(double prompt, double b) const {
+  // Time from admission to the first token for a prompt of `prompt` tokens at running batch b,
+  // its first step also carrying `extra` prompt tokens of other requests. Each term is a step
+  // time at fixed token counts, so the whole is non-increasing in the device's speed.
+  double first_token_time(double prompt, double b, double extra = 0) const {
     const double others = std::max(0.0, b - 1);
-    if (!cfg_.chunked_prefill) return m_.prefill_s(1, prompt, 0);
+    if (!cfg_.chunked_prefill) return m_.prefill_s(1, prompt + extra, 0);
     const double avail = std::max(1.0, cfg_.max_batched_tokens - others);
     const double n = std::ceil(prompt / avail);
-    return n * mix(prompt / n, prompt / 2, others);
+    const double chunk = prompt / n;
+    return (n - 1) * mix(chunk, prompt / 2, others) + mix(chunk + extra, prompt / 2, others);
   }
-
-  Point point(double lambda, double a) const;
-  /// Step and holding times with a running batch of b (busy fraction and waiting left unset).
+  /// The time between a request's tokens at running batch b, or false when the prompts arriving
+  /// at lambda saturate the engine there.
+  bool decode_interval(double lambda, double b, Point& pt) const;
+  /// Step and holding times with a running batch of b.
   Point at_batch(double lambda, double b) const;
   struct Chain {
     bool stable = false;
@@ -274,72 +228,122 @@ class Analyzer {
   std::vector<ClassIn> in_;
   double design_total_ = 0;
   double p_bar_ = 0, l_bar_ = 0, ca2_ = 0, foot_ = 0, ctx_d_ = 0, kv_tokens_ = 0;
-  double p2_ = 0, p3_ = 0;    // E[P^2], E[P^3] of prompt lengths over the class mix
   double prefill_slope_ = 0;  // unchunked: marginal prefill time per prompt token
   int c_ = 1;
   bool kv_limited_ = false;
 };
 
-// Erlang: P(empty) and C (probability of waiting) of M/M/c at offered load a < c, with the
-// terms rescaled so large c and a cannot overflow.
-void erlang(int c, double a, double& p0, double& wait_prob) {
-  double sum = 0, term = 1, scale = 0;
-  for (int k = 0; k < c; ++k) {
-    sum += term;
-    term *= a / (k + 1);
-    if (term > 1e200) {
-      sum *= 1e-200;
-      term *= 1e-200;
-      scale += 200;
+bool Analyzer::decode_interval(double lambda, double b, Point& pt) const {
+  pt.t0 = dec(b);
+  if (!cfg_.chunked_prefill) {
+    // Prefill-only steps stall every decoder for lambda * T_prefill of each second.
+    double f = 0;
+    for (const auto& c : in_) f += lambda * c.w * m_.prefill_s(1, c.p_mean, 0);
+    if (!(f < 1)) return false;
+    pt.tau = pt.t0 / (1 - f);
+    pt.x = lambda * p_bar_ * pt.tau;
+    // The activity an arrival lands in, length-biased: decode steps fill 1 - f of the time,
+    // each prompt's prefill lambda w_i T_i; T = (1 - f) t0 + sum lambda w_i T_i^2 (non-decreasing
+    // in t0 and, as T_i >= t0 / 2, in each T_i).
+    pt.t_biased = (1 - f) * pt.t0;
+    for (const auto& c : in_) {
+      const double tp = m_.prefill_s(1, c.p_mean, 0);
+      pt.t_biased += lambda * c.w * tp * tp;
     }
+    pt.t_biased = std::max(pt.t_biased, pt.t0);
+    return true;
   }
-  const double rho = a / c;
-  const double tail = term / (1 - rho);
-  wait_prob = tail / (sum + tail);
-  p0 = scale > 0 ? 0 : 1 / (sum + tail);
-}
-
-Point Analyzer::point(double lambda, double a) const {
-  double p0 = 1, wait_prob = 0;
-  erlang(c_, a, p0, wait_prob);
-  const double u = 1 - p0;
-  Point pt = at_batch(lambda, u > 1e-12 ? std::clamp(a / u, 1.0, static_cast<double>(c_)) : 1.0);
-  pt.u = u;
-  pt.erlang_c = wait_prob;
-  return pt;
+  // Arrivals keep coming at lambda while a request decodes (PASTA), so each step carries the
+  // prompts that arrived during the previous one, q = r tau / u0 chunks of u0 = min(P, budget - b)
+  // tokens (r = lambda P tokens per second). Prompts come whole (a chunk at a time), so a step
+  // carries n0 = floor(q) or n0 + 1 chunks, with probabilities 1 - f and f (f = q - n0):
+  //   tau = g(tau) = (1 - f) mix(n0 u0) + f mix((n0 + 1) u0)   (mix at batch b).
+  // For q <= 1 this is t0 + k r tau with k the chord of mix over one chunk (t0 + k X, the
+  // marginal cost of a prompt token); above one chunk per step it follows the step model instead
+  // of extrapolating the chord. g is increasing in tau and, a convex combination of step times at
+  // fixed token counts, pointwise smaller on a faster device, so its least fixed point (the limit
+  // of tau <- g(tau) from t0) is smaller there and larger for a larger lambda. It is found by
+  // secant steps from below: the step model is convex in the prompt tokens (a sum of maxima of
+  // affine roofline terms), so the chord through two iterates, extended, lies below g and never
+  // passes the fixed point. A chord of slope >= 1 means no fixed point (the prompts alone
+  // saturate the engine), as does a mean above the budget - b tokens a step has beside its
+  // decodes.
+  const double r = lambda * p_bar_;
+  const double cap = cfg_.max_batched_tokens - b;
+  if (r > 0 && !(cap >= 1)) return false;
+  const double u0 = std::max(1.0, std::min(p_bar_, cap));
+  double f_last = 0, m0_last = pt.t0, m1_last = pt.t0;
+  const auto g = [&](double tau) {
+    const double q = r * tau / u0;
+    const double n0 = std::floor(q);
+    f_last = q - n0;
+    m0_last = n0 > 0 ? mix(std::min(n0 * u0, cap), p_bar_ / 2, b) : pt.t0;
+    m1_last = mix(std::min((n0 + 1) * u0, cap), p_bar_ / 2, b);
+    return (1 - f_last) * m0_last + f_last * m1_last;
+  };
+  double tau = pt.t0;
+  if (r > 0) {
+    double t_prev = pt.t0, g_prev = g(pt.t0);
+    tau = std::max(pt.t0, g_prev);
+    for (int it = 0; it < 200; ++it) {
+      if (r * tau > cap) return false;
+      const double gt = g(tau);
+      const double phi = gt - tau;
+      if (std::fabs(phi) <= 1e-13 * tau) break;
+      if (phi < 0) {
+        // Past a fixed point (a step model not convex in the prompt tokens): bisect back to it
+        // between the last iterate below it and this one.
+        double lo = t_prev, hi = tau;
+        for (int j = 0; j < 200 && hi - lo > 1e-13 * hi; ++j) {
+          const double mid = (lo + hi) / 2;
+          (g(mid) > mid ? lo : hi) = mid;
+        }
+        tau = hi;
+        break;
+      }
+      const double slope = tau > t_prev ? (gt - g_prev) / (tau - t_prev) : 0;
+      if (!(slope < 1)) return false;
+      t_prev = tau;
+      g_prev = gt;
+      tau += phi / (1 - slope);
+    }
+    g(tau);
+  }
+  pt.tau = tau;
+  pt.x = r * tau;
+  // The step an arrival lands in, length-biased: E[t^2] / E[t]. With at most one chunk per step,
+  // chunk steps (m1) take the fraction r / u0 * m1 of the time and bare steps (m0 = t0) the rest,
+  //   T = (1 - r m1 / u0) m0 + (r / u0) m1^2,
+  // non-decreasing in m0, m1 (m1 >= m0) and lambda; above one chunk per step the two-point form
+  // ((1 - f) m0^2 + f m1^2) / tau.
+  if (r <= 0) {
+    pt.t_biased = pt.t0;
+  } else if (r * tau <= u0) {
+    const double frac = std::min(1.0, r / u0 * m1_last);
+    pt.t_biased = (1 - frac) * m0_last + frac * m1_last;
+  } else {
+    pt.t_biased = ((1 - f_last) * m0_last * m0_last + f_last * m1_last * m1_last) / tau;
+  }
+  return true;
 }
 
 Point Analyzer::at_batch(double lambda, double b) const {
   Point pt;
   pt.b = b;
-  pt.t0 = dec(pt.b);
-  // Arrivals keep coming at lambda while a request decodes (PASTA), so the prefill work fused
-  // into, or interleaved with, its steps is lambda * (prefill work) per second of its life.
-  double tau = pt.t0;
+  if (!decode_interval(lambda, b, pt)) return pt;
+  // Marginal step time per prompt token, for the spread of the holding time only (Var S below).
   if (cfg_.chunked_prefill) {
-    // Each step carries lambda * P * tau prompt tokens; the step grows by k per token.
     const double chunk = std::max(1.0, std::min(p_bar_, cfg_.max_batched_tokens - pt.b));
-    const double k = std::max(0.0, (mix(chunk, p_bar_ / 2, pt.b) - pt.t0) / chunk);
-    pt.k = k;
-    const double load = k * lambda * p_bar_;
-    if (load >= 1) return pt;
-    tau = pt.t0 / (1 - load);
-    if (lambda * p_bar_ * tau > cfg_.max_batched_tokens) return pt;
+    pt.k = std::max(0.0, (mix(chunk, p_bar_ / 2, pt.b) - pt.t0) / chunk);
   } else {
-    // Prefill-only steps stall every decoder for lambda * T_prefill of each second.
-    double f = 0;
-    for (const auto& c : in_) f += lambda * c.w * m_.prefill_s(1, c.p_mean, 0);
-    if (f >= 1) return pt;
     pt.k = prefill_slope_;
-    tau = pt.t0 / (1 - f);
   }
-  pt.tau = tau;
   double s1 = 0, s2 = 0;
   for (const auto& c : in_) {
-    const double tp = prefill_time(c.p_mean, pt.b);
-    const double s = tp + (c.o_mean - 1) * tau;
+    const double tp = first_token_time(c.p_mean, pt.b);
+    const double s = tp + (c.o_mean - 1) * pt.tau;
     const double tp_var = pt.k * pt.k * c.p_var;
-    const double v = tau * tau * c.o_var + tp_var;
+    const double v = pt.tau * pt.tau * c.o_var + tp_var;
     s1 += c.w * s;
     s2 += c.w * (v + s * s);
   }
@@ -354,8 +358,12 @@ Point Analyzer::at_batch(double lambda, double b) const {
 // the extra requests wait and completions stay at mu(c). pi(n) ~ prod lambda / mu(k). This keeps
 // the feedback a mean-value fixed point loses: a large batch makes steps slow, which keeps the
 // batch large. S(n) is computed on a grid (exact to 8, then 2 points per octave) and interpolated.
+// Shorter holding times at every n (a faster device) make the chain stochastically smaller, so
+// P(N > 0), P(N >= c) and Lq all fall.
 Analyzer::Chain Analyzer::birth_death(double lambda) const {
   Chain ch;
+  const Point top = at_batch(lambda, c_);
+  if (!top.ok || !(lambda * top.s_mean < c_)) return ch;  // stable_at(lambda) is false
   std::array<int, 64> grid{};
   std::array<double, 64> s_at{};
   int ng = 0;
@@ -363,17 +371,13 @@ Analyzer::Chain Analyzer::birth_death(double lambda) const {
   for (double x = 8 * std::sqrt(2.0); x < c_ && ng < 62; x *= std::sqrt(2.0))
     grid[static_cast<size_t>(ng++)] = static_cast<int>(std::round(x));
   if (grid[static_cast<size_t>(ng - 1)] < c_) grid[static_cast<size_t>(ng++)] = c_;
-  int c_eff = c_;
   for (int i = 0; i < ng; ++i) {
-    const Point p = at_batch(lambda, grid[static_cast<size_t>(i)]);
-    if (!p.ok) {  // prefill work alone saturates the engine from this batch on
-      c_eff = i == 0 ? 0 : grid[static_cast<size_t>(i) - 1];
-      ng = i;
-      break;
-    }
-    s_at[static_cast<size_t>(i)] = p.s_mean;
+    const int n = grid[static_cast<size_t>(i)];
+    // A batch below c saturates only if the step model is not monotone in the batch; then the
+    // full-batch holding time stands in.
+    const Point p = n == c_ ? top : at_batch(lambda, n);
+    s_at[static_cast<size_t>(i)] = p.ok ? p.s_mean : top.s_mean;
   }
-  if (c_eff < 1) return ch;
   const auto holding = [&](int m, int& gi) {
     while (gi + 1 < ng && grid[static_cast<size_t>(gi) + 1] < m) ++gi;
     const int g0 = grid[static_cast<size_t>(gi)];
@@ -385,7 +389,7 @@ Analyzer::Chain Analyzer::birth_death(double lambda) const {
   // Terms t_n = pi(n) / pi(0), rescaled together when they grow large.
   double term = 1, z = 1, m1 = 0, m2 = 0, scale = 0;
   int gi = 0;
-  for (int n = 1; n <= c_eff; ++n) {
+  for (int n = 1; n <= c_; ++n) {
     term *= lambda * holding(n, gi) / n;
     z += term;
     m1 += n * term;
@@ -398,14 +402,12 @@ Analyzer::Chain Analyzer::birth_death(double lambda) const {
       scale += 200;
     }
   }
-  const double rho_c = lambda * s_at[static_cast<size_t>(ng - 1)] / c_eff;
-  if (!(rho_c < 1)) return ch;
-  // Geometric tail above c_eff: sum_{j>=1} rho^j = rho / (1 - rho), sum j rho^j = rho / (1 -
-  // rho)^2.
+  const double rho_c = lambda * top.s_mean / c_;
+  // Geometric tail above c: sum_{j>=1} rho^j = rho / (1 - rho), sum j rho^j = rho / (1 - rho)^2.
   const double tail = term * rho_c / (1 - rho_c);
   z += tail;
-  m1 += c_eff * tail;
-  m2 += static_cast<double>(c_eff) * c_eff * tail;
+  m1 += c_ * tail;
+  m2 += static_cast<double>(c_) * c_ * tail;
   ch.stable = true;
   ch.u = scale > 0 ? 1.0 : 1 - 1 / z;
   ch.mean_m = m1 / z;
@@ -420,18 +422,16 @@ ServingResult Analyzer::eval(double total_qps) const {
   ServingResult r;
   r.offered_qps = lambda;
   const Chain ch = birth_death(lambda);
-  const bool stable = ch.stable;
   const double a = ch.mean_m;
   Point pt;
-  if (stable) {
+  if (ch.stable) {
     pt = at_batch(lambda, std::clamp(ch.seen_m, 1.0, static_cast<double>(c_)));
-    pt.u = ch.u;
-    pt.erlang_c = ch.wait_prob;
     if (!pt.ok) pt = at_batch(lambda, 1.0);
   }
-  if (!stable) {
+  if (!ch.stable || !pt.ok) {
     r.throughput_rps = saturation_qps();
-    const Point sat = point(r.throughput_rps, c_ * (1 - 1e-9));
+    const Point sat = at_batch(r.throughput_rps, c_);
+    const double sat_tau = sat.ok ? sat.tau : kInf;
     r.stable = false;
     r.utilisation = 1;
     r.mean_batch = c_;
@@ -447,16 +447,16 @@ ServingResult Analyzer::eval(double total_qps) const {
       cl.name = c.cls->name;
       const LatencySummary inf{kInf, kInf, kInf, kInf};
       cl.ttft = cl.e2e = cl.queue_wait = inf;
-      cl.tpot = LatencySummary{sat.tau, sat.tau, sat.tau, sat.tau};
+      cl.tpot = LatencySummary{sat_tau, sat_tau, sat_tau, sat_tau};
       cl.ttft_at_sla_s = cl.e2e_at_sla_s = kInf;
-      cl.tpot_at_sla_s = sat.tau;
+      cl.tpot_at_sla_s = sat_tau;
       cl.throughput_rps = r.throughput_rps * c.w;
       detail::judge_sla(cl, c.cls->sla, false);
       r.classes.push_back(std::move(cl));
     }
     r.all.name = "all";
     r.all.ttft = r.all.e2e = r.all.queue_wait = LatencySummary{kInf, kInf, kInf, kInf};
-    r.all.tpot = LatencySummary{sat.tau, sat.tau, sat.tau, sat.tau};
+    r.all.tpot = LatencySummary{sat_tau, sat_tau, sat_tau, sat_tau};
     r.all.throughput_rps = r.throughput_rps;
     detail::judge_all(r);
     return r;
@@ -473,42 +473,60 @@ ServingResult Analyzer::eval(double total_qps) const {
   } else if (ca2_ > 1) {
     klb = std::exp(-(1 - rho) * (ca2_ - 1) / (ca2_ + 4 * cs2));
   }
-  const double wait_prob = std::clamp(pt.erlang_c, 1e-300, 1.0);
+  const double wait_prob = std::clamp(ch.wait_prob, 1e-300, 1.0);
   // The chain's queue is the M/M/c-like baseline; (ca^2 + cs^2) / 2 carries it to general
   // arrivals and service (Allen-Cunneen; Pollaczek-Khinchine for Poisson at c = 1).
   const double wq = ch.lq / lambda * (ca2_ + cs2) / 2 * klb;
-  const double w2 = 2 * wq * wq / wait_prob;
-  const Moments wait{wq, std::max(0.0, w2 - wq * wq)};
+  // W = 0 with probability 1 - C, else exponential with mean theta = Wq / C: Var W = theta^2 C
+  // (2 - C), non-decreasing in both theta and C.
+  const double theta = wq / wait_prob;
+  const Moments wait{wq, theta * theta * wait_prob * (2 - wait_prob)};
   const auto wait_quantile = [&](double pct) {
     const double tail = 1 - pct / 100;
     if (wq <= 0 || tail >= wait_prob) return 0.0;
-    return wq / wait_prob * std::log(wait_prob / tail);
+    return theta * std::log(wait_prob / tail);
   };
   // With several slots an admitted request still waits for the running step to end, and shares
-  // its first step with the prompts that arrived meanwhile. A busy step is t = t0 + k X with X the
-  // prompt tokens in it, compound Poisson over lambda * tau arrivals: Var X = lambda tau E[P^2],
-  // third cumulant lambda tau E[P^3]. An arrival lands in a length-biased step, so its residual R
-  // has E[R] = u E[t^2] / (2 E[t]), E[R^2] = u E[t^3] / (3 E[t]), and the prompts admitted with
-  // it arrived during a step of mean length E[t^2] / E[t]. (At c = 1 the M/G/1 wait covers this.)
-  double r1 = 0, r_var = 0, other_mean = 0, other_var = 0;
+  // its first step with the prompts that arrived meanwhile. An arrival lands in a length-biased
+  // step of mean length T (pt.t_biased). The residual R is 0 while the engine is idle
+  // (probability 1 - u), else uniform on [0, T]: E R = u T / 2 and Var R = T^2 (u/3 - u^2/4),
+  // whose smallest non-decreasing majorant in u, T^2 v(u) with v = u/3 - u^2/4 up to u = 2/3 and
+  // 1/9 above, is used (a busier engine never reads a narrower residual). The prompts admitted
+  // with it, lambda P T tokens, join its first step. (At c = 1 the M/G/1 wait covers both.)
+  double r1 = 0, r_var = 0, extra = 0;
+  double extra_sd = 0;
   if (c_ > 1) {
-    const double k = pt.k, et = pt.tau, lt = lambda * pt.tau;
-    const double var_x = lt * p2_;
-    const double et2 = et * et + k * k * var_x;
-    const double et3 = et * et * et + 3 * et * k * k * var_x + k * k * k * lt * p3_;
-    r1 = pt.u * et2 / (2 * et);
-    r_var = std::max(0.0, pt.u * et3 / (3 * et) - r1 * r1);
-    const double tb = et2 / et;
-    other_mean = k * lambda * p_bar_ * tb;
-    other_var = k * k * lambda * tb * p2_;
+    double t_biased = pt.t_biased;
+    const double cap = cfg_.max_batched_tokens - pt.b;
+    if (cfg_.chunked_prefill && pt.x <= std::max(1.0, std::min(p_bar_, cap))) {
+      // At most one chunk per step: each class's prompt takes n_i steps of m_i = mix(P_i / n_i),
+      // the fraction lambda w_i n_i m_i of the time; T = (1 - sum) t0 + sum fraction_i m_i, which
+      // is non-decreasing in t0 and every m_i (m_i >= t0), as above but per class (long prompts
+      // weigh by their own step length).
+      double frac = 0, tb = 0;
+      for (const auto& c : in_) {
+        const double n = std::ceil(c.p_mean / std::max(1.0, cap));
+        const double mi = std::max(pt.t0, mix(c.p_mean / n, c.p_mean / 2, pt.b));
+        frac += lambda * c.w * n * mi;
+        tb += lambda * c.w * n * mi * mi;
+      }
+      t_biased = std::max(0.0, 1 - std::min(1.0, frac)) * pt.t0 + tb;
+    }
+    t_biased = std::max(pt.tau, t_biased);
+    const double u = std::clamp(ch.u, 0.0, 1.0);
+    r1 = u * t_biased / 2;
+    r_var = t_biased * t_biased * (u <= 2.0 / 3 ? u / 3 - u * u / 4 : 1.0 / 9);
+    extra = lambda * p_bar_ * t_biased;
+    // Those prompts are a compound Poisson count over lambda T arrivals: sd sqrt(lambda T E[P^2]).
+    double p2 = 0;
+    for (const auto& c : in_) p2 += c.w * (c.p_var + c.p_mean * c.p_mean);
+    extra_sd = std::sqrt(lambda * t_biased * p2);
   }
-  // Everything but the request's own prompt, as a gamma; the own prompt through the step model at
-  // the prompt quantile (the roofline is not linear in the prompt); the two excesses over their
-  // means add in quadrature.
-  const Moments rest{wq + r1 + other_mean, wait.var + r_var + other_var};
+  // Everything but the request's own prompt and output: W + R.
+  const Moments rest{wq + r1, wait.var + r_var};
 
   r.stable = true;
-  r.utilisation = pt.u;
+  r.utilisation = ch.u;
   r.mean_batch = ch.u > 0 ? std::max(1.0, a / ch.u) : 1.0;
   r.throughput_rps = lambda;
   r.output_tokens_per_s = lambda * l_bar_;
@@ -520,59 +538,72 @@ ServingResult Analyzer::eval(double total_qps) const {
   r.queue_max = lambda * wait_quantile(99);
   r.note = kv_limited_ ? fmt::format("batch limited to {} sequences by the KV cache", c_) : "";
 
-  const double dt0_db = pt.b + 1 <= cfg_.max_seqs ? dec(pt.b + 1) - pt.t0 : 0;
   const auto tpot_at = [&](double pct) {
     // The batch a request sees fluctuates like a Poisson count around b (not averaged over the
-    // request's life: conservative for long outputs).
+    // request's life: conservative for long outputs); tau there is again the step model's.
     const double z = normal_quantile(pct / 100);
     const double bq = std::clamp(pt.b + z * std::sqrt(pt.b), 1.0, static_cast<double>(c_));
-    return pt.tau * std::max(0.0, pt.t0 + dt0_db * (bq - pt.b)) / pt.t0;
+    const Point q = at_batch(lambda, bq);
+    return q.ok ? q.tau : pt.tau;
   };
-  Moments all_ttft, all_e2e;
-  double all_ttft2 = 0, all_e2e2 = 0;
+  const LatencySummary tpot{pt.tau, tpot_at(50), tpot_at(90), tpot_at(99)};
+  // Per class: TTFT = rest + own first step (prompt at its quantile, through the step model: the
+  // roofline is not linear in the prompt); E2E = rest + own first step + (L - 1) tau, the output
+  // read at its moments (tau^2 Var L). combine() adds them.
+  struct ClassQuantiles {
+    double w = 0;
+    LatencySummary ttft, e2e;
+  };
+  std::vector<ClassQuantiles> per;
+  per.reserve(in_.size());
   for (const auto& c : in_) {
     ClassLatency cl;
     cl.name = c.cls->name;
-    const double tp = prefill_time(c.p_mean, pt.b);
-    const double tp_var = pt.k * pt.k * c.p_var;
-    const Moments ttft{rest.mean + tp, rest.var + tp_var};
-    double memo_pct = -1, memo = 0;  // P99 is usually also the SLA percentile
-    const auto ttft_at = [&](double pct) {
-      if (pct == memo_pct) return memo;
+    const double tp = first_token_time(c.p_mean, pt.b, extra);
+    const double dec_mean = (c.o_mean - 1) * pt.tau;
+    const Moments run{rest.mean + dec_mean, rest.var + pt.tau * pt.tau * c.o_var};
+    // The own prompt at its quantile, the others' tokens read at extra + h(p) sd (both through
+    // the step model; the two taken together, which errs long).
+    const auto own_prompt = [&](double pct) {
       auto pq = quantile(c.cls->prompt_tokens, pct);
-      const double dy = pq ? prefill_time(*pq, pt.b) - tp : 0;
-      const double dx = rest.quantile(pct) - rest.mean;
-      const double d = std::sqrt(dx * dx + dy * dy);
-      memo_pct = pct;
-      memo = std::max(0.0, ttft.mean + (dx + dy < 0 ? -d : d));
-      return memo;
+      const double xq = std::max(0.0, extra + tail_multiplier(pct) * extra_sd);
+      return Part{tp, first_token_time(pq ? *pq : c.p_mean, pt.b, xq)};
     };
-    const Moments e2e{ttft.mean + (c.o_mean - 1) * pt.tau,
-                      rest.var + tp_var + pt.tau * pt.tau * c.o_var};
-    cl.ttft = LatencySummary{ttft.mean, ttft_at(50), ttft_at(90), ttft_at(99)};
-    cl.e2e = e2e.summary();
-    cl.tpot = c.o_mean > 1 ? LatencySummary{pt.tau, tpot_at(50), tpot_at(90), tpot_at(99)}
-                           : LatencySummary{};
+    const auto ttft_at = [&](double pct) {
+      return combine({Part{rest.mean, rest.quantile(pct)}, own_prompt(pct)});
+    };
+    const auto e2e_at = [&](double pct) {
+      return combine({Part{run.mean, run.quantile(pct)}, own_prompt(pct)});
+    };
+    cl.ttft = LatencySummary{rest.mean + tp, ttft_at(50), ttft_at(90), ttft_at(99)};
+    cl.e2e = LatencySummary{run.mean + tp, e2e_at(50), e2e_at(90), e2e_at(99)};
+    cl.tpot = c.o_mean > 1 ? tpot : LatencySummary{};
     cl.queue_wait = LatencySummary{wq, wait_quantile(50), wait_quantile(90), wait_quantile(99)};
     const Sla& sla = c.cls->sla;
     if (sla.ttft.set()) cl.ttft_at_sla_s = ttft_at(sla.ttft.percentile);
     if (sla.tpot.set()) cl.tpot_at_sla_s = c.o_mean > 1 ? tpot_at(sla.tpot.percentile) : 0;
-    if (sla.e2e.set()) cl.e2e_at_sla_s = e2e.quantile(sla.e2e.percentile);
+    if (sla.e2e.set()) cl.e2e_at_sla_s = e2e_at(sla.e2e.percentile);
     cl.throughput_rps = lambda * c.w;
     detail::judge_sla(cl, sla, true);
+    per.push_back({c.w, cl.ttft, cl.e2e});
     r.classes.push_back(std::move(cl));
-    all_ttft.mean += c.w * ttft.mean;
-    all_ttft2 += c.w * (ttft.var + ttft.mean * ttft.mean);
-    all_e2e.mean += c.w * e2e.mean;
-    all_e2e2 += c.w * (e2e.var + e2e.mean * e2e.mean);
   }
-  all_ttft.var = std::max(0.0, all_ttft2 - all_ttft.mean * all_ttft.mean);
-  all_e2e.var = std::max(0.0, all_e2e2 - all_e2e.mean * all_e2e.mean);
+  // All classes: each figure the class-weighted mean of the class figures (for quantiles, the
+  // quantile average: monotone in every class's value, exact for one class).
+  const auto average = [&](LatencySummary ClassQuantiles::*f) {
+    LatencySummary s;
+    for (const auto& q : per) {
+      s.mean_s += q.w * (q.*f).mean_s;
+      s.p50_s += q.w * (q.*f).p50_s;
+      s.p90_s += q.w * (q.*f).p90_s;
+      s.p99_s += q.w * (q.*f).p99_s;
+    }
+    return s;
+  };
   r.all.name = "all";
-  r.all.ttft = r.classes.size() == 1 ? r.classes[0].ttft : all_ttft.summary();
-  r.all.e2e = all_e2e.summary();
-  r.all.tpot =
-      l_bar_ > 1 ? LatencySummary{pt.tau, tpot_at(50), tpot_at(90), tpot_at(99)} : LatencySummary{};
+  r.all.ttft = r.classes.size() == 1 ? r.classes[0].ttft : average(&ClassQuantiles::ttft);
+  r.all.e2e = r.classes.size() == 1 ? r.classes[0].e2e : average(&ClassQuantiles::e2e);
+  r.all.tpot = l_bar_ > 1 ? tpot : LatencySummary{};
   r.all.queue_wait = LatencySummary{wq, wait_quantile(50), wait_quantile(90), wait_quantile(99)};
   r.all.throughput_rps = lambda;
   detail::judge_all(r);

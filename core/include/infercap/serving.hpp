@@ -195,9 +195,11 @@ Result<ServingResult> simulate(const StepTable& table, const ServingConfig& cfg,
 /// whose completion rate at n running is n / S(n) (S from the step model, over the effective
 /// slot count: max_seqs or the KV cache),
 /// Allen-Cunneen M/G/c waiting time with the Kraemer/Langenbach-Belz correction
-/// (Pollaczek-Khinchine for Poisson arrivals at c = 1), percentiles from moment-matched gamma
-/// tails. Does not model preemptions. Analytic meanings: queue_max = lambda * P99 wait,
-/// kv_occupancy_max at mean + 3 sd of the occupancy, requests_measured = 0.
+/// (Pollaczek-Khinchine for Poisson arrivals at c = 1), percentiles from shifted-exponential
+/// tails (mean + h(p) sd, never falling when a mean or spread rises, so never rising on faster
+/// hardware at the same load); stable iff all slots can run and lambda * S(c) / c < 1. Does not
+/// model preemptions. Analytic meanings: queue_max = lambda * P99 wait, kv_occupancy_max at
+/// mean + 3 sd of the occupancy, requests_measured = 0.
 /// `total_qps` as in SimOptions.
 Result<ServingResult> analyze(const StepModel& m, const ServingConfig& cfg,
                               const std::vector<RequestClass>& classes, double total_qps = 0);
