@@ -26,7 +26,7 @@ STATIC=(-i "$M/vllm-static-public.csv" -i "$M/trtllm-static-public.csv" -i "$M/t
   -i "$M/pytorch-public.csv")
 SERVE=(-i "$M/serving-public.csv" -i "$M/serving-nim.csv" -i "$M/serving-mlperf.csv" "${STATIC[@]}")
 # Serving stacks, each fitted on its own static-batch rows (stack:file).
-FITS=("vllm:$M/vllm-static-public.csv" "tensorrt-llm:$M/trtllm-static-public.csv"
+FITS=("vllm:$M/vllm-static-public.csv" "tensorrt-llm-0.9:$M/trtllm-static-public.csv"
   "pytorch-cuda-graph:$M/pytorch-public.csv")
 if [ "${1:-}" = "--refit" ]; then
   for s in llama.cpp llama.cpp-metal; do
