@@ -187,9 +187,10 @@ Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::s
   // reader's ceiling (1e9 tokens), never a cast of 1e91 or of a fraction.
   for (const auto& [key, v] : {std::pair{"n_prompt", n_prompt}, std::pair{"n_gen", n_gen}}) {
     if (!(v >= 0 && v <= 1e9 && v == std::floor(v)))
-      return Error{fmt::format("{}: result {}: {}: expected a whole number of tokens from 0 to "
-                               "1e9, found {}",
-                               file, index + 1, key, v)};
+      return Error{
+          fmt::format("{}: result {}: {}: expected a whole number of tokens from 0 to "
+                      "1e9, found {}",
+                      file, index + 1, key, v)};
   }
   const double ngl = num(j, "n_gpu_layers");
   // Hardware: the flag, else the GPU list when layers are offloaded, else the CPU.

@@ -259,11 +259,12 @@ int run_calibrate(const CalibrateArgs& a) {
     const double proc_mhz = cpu_mhz_from_proc();
     const std::string clock_note =
         r.machine.core_clock_hz > 0
-            ? fmt::format("measured: one thread's clock from a chain of dependent integer adds "
-                          "(one per cycle on every x86-64 core), {:.3g} GHz; /proc/cpuinfo says "
-                          "{:.0f} MHz{}",
-                          r.machine.core_clock_hz / 1e9, proc_mhz,
-                          r.machine.virtualized ? " (a virtual machine's TSC rate)" : "")
+            ? fmt::format(
+                  "measured: one thread's clock from a chain of dependent integer adds "
+                  "(one per cycle on every x86-64 core), {:.3g} GHz; /proc/cpuinfo says "
+                  "{:.0f} MHz{}",
+                  r.machine.core_clock_hz / 1e9, proc_mhz,
+                  r.machine.virtualized ? " (a virtual machine's TSC rate)" : "")
             : "";
     hw_yaml = hardware_to_yaml(measured, profile.provenance, peak_note, clock_note);
     hw_path = a.hardware_out;

@@ -215,7 +215,8 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
        "\n";
   o += "    date: " + yaml_quote(prov.date.substr(0, 10)) + "\n";
   o += "  - fields: [cpu.base_clock_hz]\n";
-  o += "    ref: " + yaml_quote(fmt::format("measurement: machine probe of the same run on {}", prov.host)) +
+  o += "    ref: " +
+       yaml_quote(fmt::format("measurement: machine probe of the same run on {}", prov.host)) +
        "\n";
   o += "    date: " + yaml_quote(prov.date.substr(0, 10)) + "\n";
   o += "    note: " +

@@ -2,10 +2,10 @@
 // or OpenCL libraries (its ELF dynamic section has no such NEEDED entry), `infercap catalog list`
 // runs with no useful library path and stays under 30 MB resident, and the loader turns every
 // way a module can be missing or broken into "the X backend module could not be loaded: why".
-#include <gnu/libc-version.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <gnu/libc-version.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

@@ -523,7 +523,8 @@ TEST_CASE("a profile's GEMV rate sets the model's weight-streaming rate", "[cali
   }
 }
 
-TEST_CASE("the core clock probe reads a plausible clock that the machine probe records", "[calib]") {
+TEST_CASE("the core clock probe reads a plausible clock that the machine probe records",
+          "[calib]") {
 #if defined(__x86_64__)
   // One dependent ADD retires per cycle, so adds / s is the clock: every x86-64 part of the last
   // 25 years runs between 0.2 and 10 GHz (the probe's own plausibility window, which returns 0

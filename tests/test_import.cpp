@@ -312,7 +312,8 @@ TEST_CASE("llama-bench import: flags override, unknown names are errors that say
   // Token counts name the metric (tg<N>): a count beyond 1e9 or a fraction is refused with the
   // key, not cast to an integer (fuzz_import found n_gen 1.28e91 in a CSV, a UBSan finding).
   for (const char* bad : {"1e91", "12.5", "-1"}) {
-    const std::string j = std::string(R"([{"gpu_info": "NVIDIA GeForce RTX 4090", "n_gpu_layers": 99,
+    const std::string j = std::string(
+                              R"([{"gpu_info": "NVIDIA GeForce RTX 4090", "n_gpu_layers": 99,
       "model_filename": "Meta-Llama-3-8B.gguf", "model_type": "llama 8B F16", "n_prompt": 0,
       "n_gen": )") + bad + R"(, "avg_ts": 100}])";
     auto t = cli::parse_llama_bench_json(j, "t.json", {}, catalog());

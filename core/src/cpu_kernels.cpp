@@ -7,8 +7,8 @@ namespace infercap {
 
 std::string_view cpu_kernel_name(CpuKernel k) {
   static constexpr std::array<std::string_view, kCpuKernelCount> kNames{
-      "fp32_fma", "fp16_fma", "bf16_dot", "int8_maddubs", "int8_vnni", "amx_int8", "amx_bf16",
-      "int8_repack"};
+      "fp32_fma",  "fp16_fma", "bf16_dot", "int8_maddubs",
+      "int8_vnni", "amx_int8", "amx_bf16", "int8_repack"};
   return kNames[static_cast<int>(k)];
 }
 
