@@ -535,7 +535,7 @@ TEST_CASE("the core clock probe reads a plausible clock that the machine probe r
   const calibration::MachineInfo m = calibration::probe_machine();
   CHECK(m.core_clock_hz > 0.2e9);
   // Two probes of one machine, on a shared core, agree within a factor of two (the best of
-  // eight runs discards the slices a neighbour took).
+  // 64 short runs discard the slices a neighbour took).
   CHECK(m.core_clock_hz / hz == Approx(1.0).margin(0.5));
 #else
   CHECK(calibration::cpu::measure_core_clock_hz() == 0);

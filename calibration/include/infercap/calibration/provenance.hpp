@@ -27,7 +27,7 @@ struct MachineInfo {
 };
 
 /// Reads /proc/cpuinfo, /proc/meminfo, uname, CPUID and hwloc, and times the core clock (about
-/// 0.2 s). Never fails: unknown fields stay empty or 0.
+/// 0.05 s). Never fails: unknown fields stay empty or 0.
 MachineInfo probe_machine();
 
 /// Fills a Provenance for a run started by `command` (the argv joined). The commit comes from
