@@ -368,6 +368,16 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     // prints 'Scheduling Policy: GUARANTEED_NO_EVICT' as its default (NVIDIA, "LLM Inference
     // Benchmarking: Performance Tuning with TensorRT-LLM", developer.nvidia.com blog, 2025).
     c.reserve_full_sequence = m.stack_name == "tensorrt-llm";
+    // TensorRT-LLM serves FP8 from NVIDIA ModelOpt checkpoints, whose hf_quant_config.json
+    // carries "kv_cache_quant_algo": "FP8" beside "quant_algo": "FP8" (ModelOpt's export, e.g.
+    // modelopt/torch/export/convert_hf_config.py's FP8 example), and TensorRT-LLM's checkpoint
+    // loader applies it: an FP8 row that states no KV format has an FP8 KV cache. (The static
+    // rows state it: 'kv_cache_quant_algo FP8 in the page's engine configs'.) Without it, NIM's
+    // sweep could not run: ~100 sequences of 5500 tokens at TP2 would need 180 GB of BF16 KV.
+    if (m.stack_name == "tensorrt-llm" && r.kv_precision.empty() &&
+        c.deployment.precision.weights == DType::fp8) {
+      c.deployment.precision.kv = DType::fp8;
+    }
     if (!r.kv_precision.empty()) {
       const auto kv = parse_dtype(r.kv_precision);
       if (!kv) {

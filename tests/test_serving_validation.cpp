@@ -248,3 +248,58 @@ TEST_CASE("KV admission: reserving whole sequences runs fewer at once and never 
   CHECK(v->preemptions > 0);
   CHECK(v->requests_measured == 400);
 }
+
+TEST_CASE("serving rows: TensorRT-LLM FP8 rows without a KV format get ModelOpt's FP8 KV cache",
+          "[unit]") {
+  // ModelOpt FP8 checkpoints export kv_cache_quant_algo FP8 beside quant_algo FP8 and
+  // TensorRT-LLM applies it, so an FP8 TensorRT-LLM row that states no KV format runs an FP8
+  // cache; a stated format wins; 16-bit rows and other stacks keep a 16-bit cache.
+  const std::string path = "/tmp/infercap-test-serving-trt-kv.csv";
+  {
+    std::ofstream f(path);
+    f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+         "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision\n"
+      << "T-1,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,NIM (TensorRT-LLM "
+         "backend),,2,concurrency,,\n"
+      << "T-2,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
+         "concurrency,,BF16\n"
+      << "T-3,x,h100-sxm,2,,llama-3.1-70b,,BF16,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
+         "concurrency,,\n"
+      << "T-4,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,vLLM,,2,"
+         "concurrency,,\n";
+  }
+  spec::Diagnostics d;
+  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  const auto rows = cli::read_measurements(path, d);
+  REQUIRE_FALSE(d.has_errors());
+  const auto m = cli::map_measurements(rows, catalog);
+  REQUIRE(m.size() == 4);
+  for (const auto& x : m) REQUIRE(x.bench);
+  CHECK(m[0].stack_name == "tensorrt-llm");
+  CHECK(m[0].bench->deployment.precision.kv == DType::fp8);
+  CHECK(m[0].bench->reserve_full_sequence);
+  CHECK(m[1].bench->deployment.precision.kv == DType::bf16);  // stated
+  CHECK(m[2].bench->deployment.precision.kv == DType::bf16);  // 16-bit checkpoint
+  CHECK(m[3].bench->deployment.precision.kv == DType::bf16);  // vLLM: unstated stays 16-bit
+  // What the format means for a NIM-like closed loop (Llama 3.1 70B: 80 layers x 8 KV heads x
+  // 128 x (K, V) = 163840 values per token): 2 x 80 GB less the 70.6 GB of FP8 weights leaves
+  // < 90 GB, room for < 90e9 / (163840 x 2 B x 5500) = 50 BF16 sequences of 5000 + 500 tokens,
+  // but about twice that in FP8. With 100 clients the engine holding whole sequences runs more
+  // at once in FP8, so every request's decode steps are longer and the queue shorter: TPOT rises
+  // and TTFT falls against BF16.
+  auto fp8 = *m[0].bench, bf16 = *m[1].bench;
+  fp8.batch = bf16.batch = 100;
+  fp8.metric = bf16.metric = BenchMetric::serving_tpot_mean_s;
+  const auto* stack = catalog.find_stack("tensorrt-llm");
+  REQUIRE(stack != nullptr);
+  const auto t8 = predict_case(fp8, *stack), t16 = predict_case(bf16, *stack);
+  REQUIRE(t8);
+  REQUIRE(t16);
+  CHECK(*t8 > *t16);
+  fp8.metric = bf16.metric = BenchMetric::serving_ttft_mean_s;
+  const auto q8 = predict_case(fp8, *stack), q16 = predict_case(bf16, *stack);
+  REQUIRE(q8);
+  REQUIRE(q16);
+  CHECK(*q8 < *q16);
+  std::remove(path.c_str());
+}
