@@ -24,10 +24,11 @@
 // 0.15% of the 100k specs (148; 182 before the wait's tail scale and the prompt's spread were made
 // monotone and the decode step read on its batch envelope), all below 0.13% relative and most
 // below 1e-6. They are not rounding: S(n) itself rises on the faster device (the chain's batch and
-// P(wait) rise with it), and the suspected root is PerfModel::mixed_step_s (perf.cpp), which adds
+// P(wait) rise with it). The root is PerfModel::mixed_step_s (perf.cpp), which adds
 // decode_step_s(b, ctx) - decode_step_s(b, 0), a difference of roofline maxima that need not fall
-// with bandwidth. A rise above 1% relative fails hard. The same bound covers 1 plan in 2000 whose
-// design-load latency is infinite.
+// with bandwidth (seed 1000018: mixed_step_s at fixed tokens 3.37379146 -> 3.37379196 s, as
+// decode_step_s(1, 0) falls more than decode_step_s(1, ctx)). A rise above 1% relative fails hard.
+// The same bound covers 1 plan in 2000 whose design-load latency is infinite.
 //
 // Each spec comes from its own seed; a failure prints the seed and the spec, and
 // INFERCAP_PROPERTY_SEED=<seed> reruns that one spec in every layer. INFERCAP_PROPERTY_SCALE=<x>
