@@ -21,11 +21,14 @@
 // capacity bisection runs over it. Stability on faster hardware, capacity per replica and the
 // design-load latencies of a sized candidate are hard properties. One residual finding is counted
 // (warnings with seeds) and bounded by a hard check: a P99 can still rise with bandwidth in about
-// 0.2% of the 100k specs, most by < 1e-6 relative, the larger ones in the queue wait, whose
-// exponential tail has the conditional wait Wq / C as its scale, and that scale carries the
-// Allen-Cunneen / Kraemer-Langenbach-Belz factor of c_s^2 = Var S / E[S]^2, a relative spread
-// that can grow on faster hardware (the prefill's share of the holding time changes). The same
-// bound covers 1 plan in 2000 whose design-load latency is infinite.
+// 0.15% of the 100k specs (148; 182 before the wait's tail scale and the prompt's spread were made
+// monotone and the decode step read on its batch envelope), all below 0.13% relative and most
+// below 1e-6. They are not rounding: S(n) itself rises on the faster device (the chain's batch and
+// P(wait) rise with it). The root is PerfModel::mixed_step_s (perf.cpp), which adds
+// decode_step_s(b, ctx) - decode_step_s(b, 0), a difference of roofline maxima that need not fall
+// with bandwidth (seed 1000018: mixed_step_s at fixed tokens 3.37379146 -> 3.37379196 s, as
+// decode_step_s(1, 0) falls more than decode_step_s(1, ctx)). A rise above 1% relative fails hard.
+// The same bound covers 1 plan in 2000 whose design-load latency is infinite.
 //
 // Each spec comes from its own seed; a failure prints the seed and the spec, and
 // INFERCAP_PROPERTY_SEED=<seed> reruns that one spec in every layer. INFERCAP_PROPERTY_SCALE=<x>
@@ -293,6 +296,11 @@ struct Failures {
 
 // The one residual finding (see the header comment): counted, the first few printed as warnings
 // with their seeds, and bounded by a hard check on its count; every other property fails.
+int known_print_limit() {
+  const char* s = std::getenv("INFERCAP_PROPERTY_MAX_FAILURES");
+  return s != nullptr && *s != '\0' ? std::max(3, std::atoi(s)) : 3;
+}
+
 struct Known {
   const char* what;
   int n = 0;
@@ -305,7 +313,7 @@ struct Known {
 #define KNOWN(spec, known, cond, detail)                                                           \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      if ((known).n++ < 3) {                                                                       \
+      if ((known).n++ < known_print_limit()) {                                                     \
         std::ostringstream os_;                                                                    \
         os_ << detail;                                                                             \
         WARN("open finding (" << (known).what << "): " << describe(spec) << "\n  " #cond << "\n  " \
@@ -422,9 +430,14 @@ TEST_CASE("100k random specs: the roofline and the analytic serving model", "[pr
              {std::tuple{"TTFT P99", x.ttft.p99_s, y.ttft.p99_s},
               std::tuple{"TPOT P99", x.tpot.p99_s, y.tpot.p99_s},
               std::tuple{"E2E P99", x.e2e.p99_s, y.e2e.p99_s},
-              std::tuple{"queue wait P99", x.queue_wait.p99_s, y.queue_wait.p99_s}})
+              std::tuple{"queue wait P99", x.queue_wait.p99_s, y.queue_wait.p99_s}}) {
           if (!(fast_s <= slow_s * (1 + 1e-9) + 1e-15))
             rose << " " << name << " " << slow_s << " -> " << fast_s << ";";
+          // The residual rises are all below 0.13% (148 specs); one past 1% is a regression.
+          PROPERTY(s, fails, fast_s <= slow_s * (1 + 1e-2) + 1e-15,
+                   "bandwidth x" << factor << " at " << qps << " req/s: " << name << " " << slow_s
+                                 << " -> " << fast_s);
+        }
         KNOWN(s, faster_slower, rose.str().empty(),
               "bandwidth x" << factor << " at " << qps << " req/s:" << rose.str());
       }
@@ -437,9 +450,9 @@ TEST_CASE("100k random specs: the roofline and the analytic serving model", "[pr
   if (seeds.size() > 1000) {
     CHECK(created > static_cast<int>(seeds.size()) / 2);
     CHECK(stable > static_cast<int>(seeds.size()) / 4);
-    // The residual finding stays rare (182 of 100k specs when this bound was set; 3152 with the
-    // gamma reads before): a regression past it fails.
-    CHECK(faster_slower.n <= static_cast<int>(seeds.size()) / 400);
+    // The residual finding stays rare (148 of 100k specs when this bound was set; 182 before the
+    // monotone wait tail, 3152 with the gamma reads): a regression past it fails.
+    CHECK(faster_slower.n <= static_cast<int>(seeds.size()) / 600);
   }
 }
 

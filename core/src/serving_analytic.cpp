@@ -20,6 +20,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -95,9 +96,9 @@ struct Point {
   double t0 = 0;        // bare decode step at batch b
   double x = 0;         // prompt tokens a step carries on average (lambda * P * tau)
   double t_biased = 0;  // mean length of the step (or prefill) an arrival lands in
-  double k = 0;         // marginal step time per prompt token (only for the spread of S)
   double s_mean = 0;    // slot holding time, mixed over classes
   double s_var = 0;
+  double s_tail = 0;  // sum over S's parts of Var / mean (>= Var S / S), monotone in speed
 };
 
 class Analyzer {
@@ -131,8 +132,6 @@ class Analyzer {
       wc += c.w * (c.o_mean - 1) * (c.p_mean + c.o_mean / 2);
     }
     ctx_d_ = wd > 0 ? wc / wd : p_bar_;
-    const double p1 = std::max(1.0, p_bar_);
-    prefill_slope_ = std::max(0.0, (m_.prefill_s(1, 2 * p1, 0) - m_.prefill_s(1, p1, 0)) / p1);
     // KV held by the running sequences, time-averaged: a sequence holds P + L/2 on average over a
     // life proportional to L, so the mix weighs it by L: (E[P L] + E[L^2] / 2) / E[L], plus half
     // a block of rounding. The simulator's 1% admission watermark stays free.
@@ -151,6 +150,10 @@ class Analyzer {
     }
     c_ = static_cast<int>(std::min<double>(cfg_.max_seqs, kv_slots));
     kv_limited_ = c_ < cfg_.max_seqs;
+    dec_env_.assign(static_cast<size_t>(c_) + 2, 0.0);
+    for (int n = 1; n <= c_ + 1; ++n)
+      dec_env_[static_cast<size_t>(n)] =
+          std::max(dec_env_[static_cast<size_t>(n) - 1], m_.decode_step_s(n, ctx_d_));
     return true;
   }
 
@@ -182,12 +185,21 @@ class Analyzer {
   }
 
  private:
+  // The decode step at a fractional batch b, interpolated on the running maximum of the step
+  // model over batches 1..n (dec_env_): a step model need not be monotone in the batch (kernel
+  // tiles, efficiency curves), and with a dip at n + 1 the interpolation fell as b rose, so a
+  // smaller batch on a faster device could read a longer step (TPOT P99 up by 5e-4 relative).
+  // A maximum of step times is still non-increasing in the device's speed.
+  double dec_at(int n) const {
+    if (n >= 1 && static_cast<size_t>(n) < dec_env_.size()) return dec_env_[static_cast<size_t>(n)];
+    return m_.decode_step_s(std::max(1, n), ctx_d_);
+  }
   double dec(double b) const {
-    const int b0 = static_cast<int>(std::floor(b));
-    const double f = b - b0;
-    const double t0 = m_.decode_step_s(std::max(1, b0), ctx_d_);
+    const int b0 = std::max(1, static_cast<int>(std::floor(b)));
+    const double f = std::max(0.0, b - b0);
+    const double t0 = dec_at(b0);
     if (f <= 1e-12) return t0;
-    return t0 * (1 - f) + m_.decode_step_s(b0 + 1, ctx_d_) * f;
+    return t0 * (1 - f) + dec_at(b0 + 1) * f;
   }
   double mix(double p, double pc, double bd) const {
     const int b0 = static_cast<int>(std::floor(bd));
@@ -219,6 +231,10 @@ class Analyzer {
     double seen_m = 0;     // E[M^2] / E[M], the batch an admitted request sees
     double wait_prob = 0;  // P(N >= c)
     double lq = 0;         // E[(N - c)+]
+    double rho_c = 0;      // lambda * S(c) / c, the utilisation with every slot busy
+    double s_c = 0;        // S(c) and Var S(c): the holding time while requests wait
+    double s_var_c = 0;
+    double s_tail_c = 0;  // Point::s_tail at c
   };
   Chain birth_death(double lambda) const;
 
@@ -227,8 +243,8 @@ class Analyzer {
   const std::vector<RequestClass>& classes_;
   std::vector<ClassIn> in_;
   double design_total_ = 0;
+  std::vector<double> dec_env_;  // [n]: max over k <= n of decode_step_s(k), n = 1..c + 1
   double p_bar_ = 0, l_bar_ = 0, ca2_ = 0, foot_ = 0, ctx_d_ = 0, kv_tokens_ = 0;
-  double prefill_slope_ = 0;  // unchunked: marginal prefill time per prompt token
   int c_ = 1;
   bool kv_limited_ = false;
 };
@@ -331,24 +347,36 @@ Point Analyzer::at_batch(double lambda, double b) const {
   Point pt;
   pt.b = b;
   if (!decode_interval(lambda, b, pt)) return pt;
-  // Marginal step time per prompt token, for the spread of the holding time only (Var S below).
-  if (cfg_.chunked_prefill) {
-    const double chunk = std::max(1.0, std::min(p_bar_, cfg_.max_batched_tokens - pt.b));
-    pt.k = std::max(0.0, (mix(chunk, p_bar_ / 2, pt.b) - pt.t0) / chunk);
-  } else {
-    pt.k = prefill_slope_;
-  }
-  double s1 = 0, s2 = 0;
+  double s1 = 0, s2 = 0, u1 = 0, v1 = 0;
   for (const auto& c : in_) {
     const double tp = first_token_time(c.p_mean, pt.b);
     const double s = tp + (c.o_mean - 1) * pt.tau;
-    const double tp_var = pt.k * pt.k * c.p_var;
+    // The prompt's share of the spread, reading its time as proportional to its length,
+    // tp(P) ~ tp(P_mean) P / P_mean: sd = tp cv_P. A step time at fixed tokens over a fixed
+    // count, so it never grows on a faster device; the marginal cost per token (the chord of the
+    // step model used before) can: a weight-bound prefill turns compute-bound when the weights
+    // read faster, steepening the chord, and Var S then rose with bandwidth. The proportional
+    // read errs long for a weight-bound prompt (its fixed cost counted as spread) and short where
+    // attention's quadratic term dominates.
+    const double tp_var = tp * tp * c.p_var / std::max(1.0, c.p_mean * c.p_mean);
     const double v = pt.tau * pt.tau * c.o_var + tp_var;
+    v1 += c.w * v;
     s1 += c.w * s;
     s2 += c.w * (v + s * s);
+    // Var / mean of each part, against a share of S no larger than S: the output's
+    // tau^2 Var L / ((L - 1) tau + min(tp, tau)) (= tau Var L / L when the first token takes at
+    // least a step, exact for a 1-token prompt), the prompt's tp_var / tp. Each is a step time
+    // times a fixed count (non-increasing in speed; the output's when tp >= tau), and their sum
+    // bounds Var S / S from above.
+    const double out_d = (c.o_mean - 1) * pt.tau + std::min(tp, pt.tau);
+    u1 += c.w * ((out_d > 0 ? pt.tau * pt.tau * c.o_var / out_d : 0) +
+                 tp * c.p_var / std::max(1.0, c.p_mean * c.p_mean));
   }
   pt.s_mean = s1;
   pt.s_var = std::max(0.0, s2 - s1 * s1);
+  // The classes' spread between them, (s2 - s1^2) - sum w Var_i, read against S (not proven
+  // monotone for several classes; zero for one).
+  pt.s_tail = u1 + (s1 > 0 ? std::max(0.0, pt.s_var - v1) / s1 : 0);
   pt.ok = true;
   return pt;
 }
@@ -414,6 +442,10 @@ Analyzer::Chain Analyzer::birth_death(double lambda) const {
   ch.seen_m = m1 > 0 ? m2 / m1 : 1;
   ch.wait_prob = term / (1 - rho_c) / z;
   ch.lq = term * rho_c / ((1 - rho_c) * (1 - rho_c)) / z;
+  ch.rho_c = rho_c;
+  ch.s_c = top.s_mean;
+  ch.s_var_c = top.s_var;
+  ch.s_tail_c = top.s_tail;
   return ch;
 }
 
@@ -462,24 +494,49 @@ ServingResult Analyzer::eval(double total_qps) const {
     return r;
   }
 
-  // Waiting for a slot: Allen-Cunneen with the Kraemer/Langenbach-Belz correction for
+  // Waiting for a slot: Allen-Cunneen with the Kraemer/Langenbach-Belz correction g for
   // non-Poisson arrivals (g = 1 for Poisson, so M/G/1 stays Pollaczek-Khinchine), and an
-  // exponential tail behind P(wait) = C.
-  const double cs2 = pt.s_mean > 0 ? pt.s_var / (pt.s_mean * pt.s_mean) : 0;
-  const double rho = std::min(1.0, lambda * pt.s_mean / c_);
-  double klb = 1;
-  if (ca2_ < 1 && ca2_ + cs2 > 0) {
-    klb = std::exp(-2 * (1 - rho) * (1 - ca2_) * (1 - ca2_) / (3 * rho * (ca2_ + cs2)));
-  } else if (ca2_ > 1) {
-    klb = std::exp(-(1 - rho) * (ca2_ - 1) / (ca2_ + 4 * cs2));
-  }
+  // exponential tail behind P(wait) = C. A request waits only while all c slots are busy, so the
+  // service it waits on is the full-batch holding time S(c) (mean S, variance V), and rho is the
+  // chain's rho_c = lambda S / c. Written out,
+  //   Wq = Lq / lambda * (ca^2 + cs^2) / 2 * g = [C / (rho (1 - rho))] * lambda / c^2 * F / 2,
+  //   F = (ca^2 S^2 + V) * g,  cs^2 = V / S^2,
+  // (Lq = C rho / (1 - rho) for the chain's geometric tail) and every factor is non-decreasing in
+  // S(n), V and lambda, so the wait never grows on faster hardware even though cs^2 itself can
+  // (S falls faster than its spread):
+  //  - C / rho = 1 / (R - rho (R - 1)), R = sum_{n<c} pi(n) / pi(c-1) >= 1 falling in every S(n);
+  //  - ca^2 > 1: F rises in S^2 (d ln F / dS^2 >= 0 as K' = (1 - rho)(ca^2 - 1) < 4 ca^2), in V
+  //    and in rho;
+  //  - ca^2 < 1: F / V = a exp(-K (a - 1) / (ca^2 a)), a = 1 + ca^2 S^2 / V, K = 2 (1 - rho)
+  //    (1 - ca^2)^2 / (3 rho), falls then rises in a, so its smallest non-decreasing majorant in
+  //    S^2 is max(V, F) (F = V at S = 0): the correction never takes the wait below the service
+  //    variability's share alone, F = max(V, (ca^2 S^2 + V) g), i.e. max(cs^2, (ca^2 + cs^2) g).
+  const double rho = std::clamp(ch.rho_c, 1e-300, 1.0);
+  const auto scv_factor = [&](double cs2) {  // (ca^2 + cs^2) g, with the majorant above
+    double f = ca2_ + cs2;
+    if (ca2_ < 1 && f > 0) {
+      f = std::max(cs2, f * std::exp(-2 * (1 - rho) * (1 - ca2_) * (1 - ca2_) / (3 * rho * f)));
+    } else if (ca2_ > 1) {
+      f *= std::exp(-(1 - rho) * (ca2_ - 1) / (ca2_ + 4 * cs2));
+    }
+    return f;
+  };
+  const double cs2 = ch.s_c > 0 ? ch.s_var_c / (ch.s_c * ch.s_c) : 0;
   const double wait_prob = std::clamp(ch.wait_prob, 1e-300, 1.0);
   // The chain's queue is the M/M/c-like baseline; (ca^2 + cs^2) / 2 carries it to general
   // arrivals and service (Allen-Cunneen; Pollaczek-Khinchine for Poisson at c = 1).
-  const double wq = ch.lq / lambda * (ca2_ + cs2) / 2 * klb;
+  const double wq = ch.lq / lambda * scv_factor(cs2) / 2;
   // W = 0 with probability 1 - C, else exponential with mean theta = Wq / C: Var W = theta^2 C
   // (2 - C), non-decreasing in both theta and C.
-  const double theta = wq / wait_prob;
+  // The tail's scale. Wq / C = S (ca^2 + cs^2) g / (2 c (1 - rho)) (Lq = C rho / (1 - rho)), whose
+  // S cs^2 = Var S / S can grow on faster hardware (S falls faster than its spread), and with it
+  // the P99 although Wq and C fall. The scale is read with Var S / S replaced by its upper bound
+  // s_tail (Point::s_tail): S (ca^2 + s_tail / S) g = ca^2 S + s_tail under g, non-decreasing in
+  // S, s_tail and rho by the same argument as F, and never below Wq / C. So the tail errs long by
+  // at most the bound's slack (none for one part, e.g. a fixed prompt and L >> 1: L / (L - 1)).
+  const double theta_tail =
+      ch.s_c > 0 ? ch.s_c * scv_factor(ch.s_tail_c / ch.s_c) / (2 * c_ * (1 - rho)) : 0;
+  const double theta = std::max(wq / wait_prob, theta_tail);
   const Moments wait{wq, theta * theta * wait_prob * (2 - wait_prob)};
   const auto wait_quantile = [&](double pct) {
     const double tail = 1 - pct / 100;
