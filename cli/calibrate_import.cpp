@@ -186,11 +186,12 @@ Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::s
   // Token counts become integers in the metric name: whole numbers up to the measurement
   // reader's ceiling (1e9 tokens), never a cast of 1e91 or of a fraction.
   for (const auto& [key, v] : {std::pair{"n_prompt", n_prompt}, std::pair{"n_gen", n_gen}}) {
-    if (!(v >= 0 && v <= 1e9 && v == std::floor(v)))
+    if (!(v >= 0 && v <= 1e9 && v == std::floor(v))) {
       return Error{
           fmt::format("{}: result {}: {}: expected a whole number of tokens from 0 to "
                       "1e9, found {}",
                       file, index + 1, key, v)};
+    }
   }
   const double ngl = num(j, "n_gpu_layers");
   // Hardware: the flag, else the GPU list when layers are offloaded, else the CPU.
@@ -238,9 +239,10 @@ Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::s
   if (backends.empty()) {  // older builds: one boolean per backend
     static constexpr LlamaBenchKey kFlags[] = {"cuda", "metal",   "vulkan",
                                                "sycl", "kompute", "opencl"};
-    for (const auto& b : kFlags)
+    for (const auto& b : kFlags) {
       if (num(j, b) > 0)
         backends += std::string(backends.empty() ? "" : ",") + std::string(b.name());
+    }
   }
   r.stack = opt.stack.empty() ? "llama.cpp " + (on_gpu ? backends : std::string("CPU")) : opt.stack;
   r.notes =
