@@ -184,9 +184,10 @@ Result<MeasurementRow> llama_bench_row(const json& j, size_t index, const std::s
                          commit.empty() ? "" : ", llama.cpp build " + commit);
   const double n_prompt = num(j, "n_prompt"), n_gen = num(j, "n_gen");
   // Token counts become integers in the metric name: whole numbers up to the measurement
-  // reader's ceiling (1e9 tokens), never a cast of 1e91 or of a fraction.
+  // reader's ceiling (kMaxTokens, measurements.hpp), never a cast of 1e91 or of a fraction.
+  static_assert(kMaxTokens == 1e9, "the message below states the ceiling");
   for (const auto& [key, v] : {std::pair{"n_prompt", n_prompt}, std::pair{"n_gen", n_gen}}) {
-    if (!(v >= 0 && v <= 1e9 && v == std::floor(v))) {
+    if (!(v >= 0 && v <= kMaxTokens && v == std::floor(v))) {
       return Error{
           fmt::format("{}: result {}: {}: expected a whole number of tokens from 0 to "
                       "1e9, found {}",

@@ -249,14 +249,14 @@ int run_calibrate(const CalibrateArgs& a) {
   if (!hw && backend->name == "cpu") {
     const std::string name =
         new_name.empty() ? measured_hardware_name(r.machine.cpu_model) : new_name;
-    const HardwareSpec measured = measured_cpu_hardware(r, profile, name, cpu_mhz_from_proc());
+    const double proc_mhz = cpu_mhz_from_proc();  // read once: the entry and its clock note
+    const HardwareSpec measured = measured_cpu_hardware(r, profile, name, proc_mhz);
     // The note follows what the entry holds: derived peaks when it has a clock.
     const std::string peak_note =
         measured.cpu->base_clock_hz > 0
             ? measured_cpu_peak_rule(r.machine.vendor, r.machine.flags).why
             : "no base clock in /proc/cpuinfo: the calibration kernels' achieved rates, scaled "
               "from their threads to the socket's cores, stand in for peaks";
-    const double proc_mhz = cpu_mhz_from_proc();
     const std::string clock_note =
         r.machine.core_clock_hz > 0
             ? fmt::format(

@@ -48,12 +48,16 @@ TMP=$(mktemp)
 # A stack fitted without the local ground truth, for the leave-it-out columns.
 LODO=$(mktemp -d)
 trap 'rm -rf "$LODO"' EXIT
-cp -r data/. "$LODO"
-# Start the CPU dot-loop parameters where no row has spoken (overlap 0.5, the stack's old
-# fractions), so a parameter only these rows determine does not leak into the leave-out fit.
-sed -i -e 's/^    dot_memory_overlap: .*/    dot_memory_overlap: 0.5/' \
-  -e 's/^    dot_fraction: .*/    dot_fraction: 0.5/' \
-  -e 's/^    quantised_dot_fraction: .*/    quantised_dot_fraction: 0.07955/' "$LODO/stacks/llama.cpp.yaml"
+# A copy of data/ in $1 for a fit without some rows, with the CPU dot-loop parameters back where
+# no row has spoken (overlap 0.5, the stack's old fractions), so a parameter only the left-out
+# rows determine does not leak into the leave-out fit.
+leave_out_data() {
+  mkdir -p "$1" && cp -r data/. "$1"
+  sed -i -e 's/^    dot_memory_overlap: .*/    dot_memory_overlap: 0.5/' \
+    -e 's/^    dot_fraction: .*/    dot_fraction: 0.5/' \
+    -e 's/^    quantised_dot_fraction: .*/    quantised_dot_fraction: 0.07955/' "$1/stacks/llama.cpp.yaml"
+}
+leave_out_data "$LODO"
 "$BIN" validate -i "$B/llamacpp-gpu-benchmarks.csv" -i "$M/cpu-llamacpp-public.csv" --fit llama.cpp \
   --write "$LODO/stacks/llama.cpp.yaml" >/dev/null
 # The calibration loop per machine: the committed stack, and one fitted without that machine's
@@ -63,10 +67,7 @@ for h in "${MACHINES[@]}"; do
   OTHER=()
   for o in "${MACHINES[@]}"; do [ "$o" = "$h" ] || OTHER+=(-i "$M/$o-llamabench.csv"); done
   D="$LODO/without-$h"
-  mkdir -p "$D" && cp -r data/. "$D"
-  sed -i -e 's/^    dot_memory_overlap: .*/    dot_memory_overlap: 0.5/' \
-    -e 's/^    dot_fraction: .*/    dot_fraction: 0.5/' \
-    -e 's/^    quantised_dot_fraction: .*/    quantised_dot_fraction: 0.07955/' "$D/stacks/llama.cpp.yaml"
+  leave_out_data "$D"
   "$BIN" validate -i "$B/llamacpp-gpu-benchmarks.csv" -i "$M/cpu-llamacpp-public.csv" "${OTHER[@]}" \
     "${PROFILES[@]}" --fit llama.cpp --write "$D/stacks/llama.cpp.yaml" >/dev/null
   "$BIN" validate -i "$M/$h-llamabench.csv" "${PROFILES[@]}" -f csv >"$D/fitted.csv"
