@@ -434,7 +434,7 @@ int run_validate(const ValidateArgs& a) {
     if (stack_override) {
       m.stack_name = stack_override->name;
       // The engine's admission policy follows the stack the row is predicted with.
-      if (m.bench) m.bench->reserve_full_sequence = m.stack_name == "tensorrt-llm";
+      if (m.bench) m.bench->reserve_full_sequence = reserves_full_sequence(m.stack_name);
     }
     if (fitting) {
       if (fit_base) fit_rows.add(m, *fit_base);

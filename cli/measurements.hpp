@@ -217,6 +217,11 @@ struct MappedRow {
   std::string reason;              ///< why it could not be mapped
 };
 
+/// The serving engine's KV admission policy for a stack (ServingConfig::reserve_full_sequence):
+/// TensorRT-LLM admits a request only with its whole sequence's KV reserved (trtllm-bench's
+/// default 'Scheduling Policy: GUARANTEED_NO_EVICT'); the others admit on the prompt's blocks.
+bool reserves_full_sequence(const std::string& stack_name);
+
 /// Resolves hardware, model, precision, metric and stack of each row. `extra_hardware` (entries
 /// outside the catalog, such as the one `calibrate` writes for an unknown machine) is matched by
 /// name or alias when the catalog does not know the row's hardware.
