@@ -92,6 +92,38 @@ TEST_CASE("decode time grows with context by KV bytes / bandwidth", "[model]") {
   CHECK(dt == Approx(4 * 4096 * kv_per_token / 1e12).epsilon(1e-6));
 }
 
+TEST_CASE("decode attention over the cache: max(pairs x FLOPs / peak, KV bytes / bandwidth)",
+          "[model]") {
+  const ModelSpec m = tiny_model();
+  // Per layer, per cached token and query: 4 x 8 heads x 128 = 4096 FLOPs and 2 x 2 KV heads x
+  // 128 x 2 bytes = 1024 bytes; 2 layers. At 1 TB/s and 100 TFLOP/s memory binds by 25x:
+  //   t = b x ctx x 2 x 1024 / 1e12.
+  const PerfModel p = make(m, test_gpu());
+  CHECK(p.decode_attention_s(4, 4096) == Approx(4.0 * 4096 * 2 * 1024 / 1e12).epsilon(1e-12));
+  CHECK(p.decode_attention_s(0, 4096) == 0);
+  CHECK(p.decode_attention_s(4, 0) == 0);
+  // With the bandwidth 100x higher (100 TB/s), compute binds: t = b x ctx x 2 x 4096 / 1e14.
+  HardwareSpec fast = test_gpu();
+  fast.memory_bandwidth_bytes_per_s = 100e12;
+  const PerfModel q = make(m, fast);
+  CHECK(q.decode_attention_s(4, 4096) == Approx(4.0 * 4096 * 2 * 4096 / 1e14).epsilon(1e-12));
+  // The mixed step is a prefill pass of all its tokens plus that attention term.
+  const double fused_only = p.mixed_step_s(256 + 4, 128, 0, 0);
+  CHECK(p.mixed_step_s(256, 128, 4, 4096) ==
+        Approx(fused_only + p.decode_attention_s(4, 4096)).epsilon(1e-12));
+  // Never slower on a faster device, at any bandwidth between memory- and compute-bound: the
+  // old difference decode_step_s(b, ctx) - decode_step_s(b, 0) rose with bandwidth where the
+  // step at ctx = 0 stayed memory bound while the step at ctx turned compute bound.
+  double last = p.mixed_step_s(256, 128, 4, 4096);
+  for (double bw = 1.25e12; bw <= 200e12; bw *= 1.25) {
+    HardwareSpec h = test_gpu();
+    h.memory_bandwidth_bytes_per_s = bw;
+    const double t = make(m, h).mixed_step_s(256, 128, 4, 4096);
+    CHECK(t <= last);
+    last = t;
+  }
+}
+
 TEST_CASE("large prefill is compute bound: t = 2 N P / peak + attention", "[model]") {
   const ModelSpec m = tiny_model();
   const PerfModel p = make(m, test_gpu());

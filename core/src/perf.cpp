@@ -426,14 +426,10 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
                     : bytes_per_element(dep_.precision.activations) >= 2
                         ? bytes_per_element(dep_.precision.activations)
                         : 2.0;  // int8/fp8 activations still move as 16-bit between kernels
-  const double kvb = bytes_per_element(dep_.precision.kv);
   const double heads_d = std::max(1.0, md.heads / tp);
   const double kv_heads_d = std::ceil(md.kv_heads / tp);
   const bool encoder = md.arch == ModelArch::encoder;
   const bool mla = md.mla.enabled();
-  const double kv_elems_d = mla       ? kv_elements_per_token_per_layer(md)
-                            : encoder ? 0.0
-                                      : 2.0 * kv_heads_d * md.head_dim;
 
   // Query-key pairs per head: causal for decoders, full for encoders.
   const double pairs = encoder ? B * q * (past + q) : B * (q * past + q * (q + 1.0) / 2.0);
@@ -492,19 +488,9 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     OpCost o;
     o.name = "attention";
     o.kind = OpKind::attention;
-    double flops_per_pair;
-    if (mla) {
-      const auto& a = md.mla;
-      // Decode absorbs kv_b into the query and output (scores and values over the latent);
-      // prefill expands the latent into per-head keys and values.
-      flops_per_pair =
-          is_prefill ? 2.0 * heads_d * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim)
-                     : 2.0 * heads_d * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim);
-    } else {
-      flops_per_pair = 4.0 * heads_d * md.head_dim;
-    }
-    o.flops = pairs * flops_per_pair * L;
-    const double kv_token_bytes = kv_elems_d * kvb;
+    const AttentionUnits au = attention_units(is_prefill);
+    o.flops = pairs * au.flops_per_pair * L;
+    const double kv_token_bytes = au.kv_token_bytes;
     // Decode and unfused prefill read every cached key once; fused prefill re-reads them per tile.
     double kv_read_tokens = B * (past + q);
     if (is_prefill && eff_.fused_attention) {
@@ -630,17 +616,56 @@ double PerfModel::pipelined(double sequential_s, double tokens) const {
   return sequential_s * (u + s - 1) / (u * s);
 }
 
+PerfModel::AttentionUnits PerfModel::attention_units(bool is_prefill) const {
+  const ModelSpec& md = model_;
+  const double heads_d = std::max(1.0, md.heads / static_cast<double>(dep_.tp));
+  const double kv_heads_d = std::ceil(md.kv_heads / static_cast<double>(dep_.tp));
+  AttentionUnits u;
+  if (md.mla.enabled()) {
+    const auto& a = md.mla;
+    // Decode absorbs kv_b into the query and output (scores and values over the latent);
+    // prefill expands the latent into per-head keys and values.
+    u.flops_per_pair =
+        is_prefill ? 2.0 * heads_d * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim)
+                   : 2.0 * heads_d * (2.0 * a.kv_lora_rank + a.qk_rope_head_dim);
+    u.kv_token_bytes = kv_elements_per_token_per_layer(md) * bytes_per_element(dep_.precision.kv);
+  } else {
+    u.flops_per_pair = 4.0 * heads_d * md.head_dim;
+    u.kv_token_bytes = md.arch == ModelArch::encoder
+                           ? 0.0
+                           : 2.0 * kv_heads_d * md.head_dim * bytes_per_element(dep_.precision.kv);
+  }
+  return u;
+}
+
+double PerfModel::decode_attention_s(int batch, double context) const {
+  // The part of a decode step that grows with the cache: each of `batch` queries meets
+  // `context` more keys (flops_per_pair each) and reads their cached bytes, in every layer.
+  // Priced as its own roofline term, max(FLOPs / attention rate, bytes / KV bandwidth), so it
+  // can only fall when either rate rises. (It was decode_step_s(b, ctx) - decode_step_s(b, 0),
+  // a difference of two roofline maxima, which rises with bandwidth when the step at ctx = 0
+  // is memory bound and the step at ctx is compute bound: a faster device then got a slower
+  // mixed step, and its P99 rose; tests/test_property_random.cpp counted 148 such specs in
+  // 100k.) Where both steps are bound by the same roof the two forms are equal; elsewhere
+  // this one is the larger, by at most the smaller roof's share.
+  if (batch <= 0 || context <= 0 || model_.arch == ModelArch::encoder) return 0;
+  const AttentionUnits u = attention_units(false);
+  const double L = model_.layers;
+  const double pairs = static_cast<double>(batch) * context;
+  const double compute_s = pairs * u.flops_per_pair * L / rates_.attn_flops;
+  const double memory_s = pairs * u.kv_token_bytes * L / rates_.kv_bw;
+  return std::max(compute_s, memory_s);
+}
+
 double PerfModel::mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,
                                double decode_context) const {
   // A fused step reads the weights once: price it as one prefill of all new tokens plus the
-  // decodes' attention, which is the part that does not share the weight stream.
+  // decodes' attention over their caches, the part that does not share the weight stream.
   if (prefill_tokens <= 0) return decode_step_s(decode_batch, decode_context);
   const double fused =
       step<false>(prefill_tokens + decode_batch, 1, prefill_context, true, nullptr);
   if (decode_batch <= 0) return fused;
-  const double decode_attention =
-      decode_step_s(decode_batch, decode_context) - decode_step_s(decode_batch, 0);
-  return fused + std::max(0.0, decode_attention);
+  return fused + decode_attention_s(decode_batch, decode_context);
 }
 
 StepBreakdown PerfModel::decode_breakdown(int batch, double context) const {

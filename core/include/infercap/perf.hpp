@@ -82,8 +82,14 @@ class PerfModel {
   double prefill_s(int batch, double prompt, double past = 0) const;
   /// Mixed step of continuous batching: `prefill_tokens` new prompt tokens (attending to about
   /// `prefill_context` tokens on average) fused with `decode_batch` decodes at `decode_context`.
+  /// Priced as one prefill pass over prefill_tokens + decode_batch tokens plus
+  /// decode_attention_s(decode_batch, decode_context). Seconds.
   double mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,
                       double decode_context) const;
+  /// Attention of `batch` decodes over `context` cached tokens each, the part of a decode step
+  /// that grows with the cache: max(FLOPs / attention rate, KV bytes / KV bandwidth). Seconds;
+  /// non-increasing in every rate, non-decreasing in batch and context.
+  double decode_attention_s(int batch, double context) const;
 
   StepBreakdown decode_breakdown(int batch, double context) const;
   StepBreakdown prefill_breakdown(int batch, double prompt, double past = 0) const;
@@ -129,6 +135,12 @@ class PerfModel {
   double step(double new_tokens_per_seq, int batch, double context, bool is_prefill,
               StepBreakdown* out) const;
   double pipelined(double sequential_s, double tokens) const;
+  /// Attention per layer and device: FLOPs of one query-key pair, bytes of one cached token.
+  struct AttentionUnits {
+    double flops_per_pair = 0;
+    double kv_token_bytes = 0;
+  };
+  AttentionUnits attention_units(bool is_prefill) const;
   template <bool kCollect>
   double eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is_prefill) const;
 
