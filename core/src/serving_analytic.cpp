@@ -299,26 +299,45 @@ bool Analyzer::decode_interval(double lambda, double b, Point& pt) const {
   };
   double tau = pt.t0;
   if (r > 0) {
+    // The longest step the budget allows: past tau_cap a step's arrivals overflow the tokens it
+    // has beside its decodes. g is increasing, so a fixed point at or below tau_cap exists when
+    // g(tau_cap) <= tau_cap (iterating from t0 stays below it); that, not an iterate's position,
+    // decides saturation. An extrapolated secant step can overshoot tau_cap, and a kink of the
+    // step model (a tile count, a roof changing) can make one chord steeper than 1 short of the
+    // fixed point: answered "saturated" from the iterate, stability flickered with lambda
+    // (stable at 1206 and 1208 req/s, not at 1207, seed 3001849 of the property test) and a
+    // replica sized within its bisected capacity could read an infinite latency.
+    const double tau_cap = cap / r;
+    const auto bisect = [&](double lo, double hi) {  // g(lo) > lo, g(hi) <= hi
+      for (int j = 0; j < 200 && hi - lo > 1e-13 * hi; ++j) {
+        const double mid = (lo + hi) / 2;
+        (g(mid) > mid ? lo : hi) = mid;
+      }
+      return hi;
+    };
     double t_prev = pt.t0, g_prev = g(pt.t0);
     tau = std::max(pt.t0, g_prev);
     for (int it = 0; it < 200; ++it) {
-      if (r * tau > cap) return false;
+      if (tau > tau_cap) {
+        if (g(tau_cap) > tau_cap) return false;
+        tau = bisect(t_prev, tau_cap);
+        break;
+      }
       const double gt = g(tau);
       const double phi = gt - tau;
       if (std::fabs(phi) <= 1e-13 * tau) break;
       if (phi < 0) {
         // Past a fixed point (a step model not convex in the prompt tokens): bisect back to it
         // between the last iterate below it and this one.
-        double lo = t_prev, hi = tau;
-        for (int j = 0; j < 200 && hi - lo > 1e-13 * hi; ++j) {
-          const double mid = (lo + hi) / 2;
-          (g(mid) > mid ? lo : hi) = mid;
-        }
-        tau = hi;
+        tau = bisect(t_prev, tau);
         break;
       }
       const double slope = tau > t_prev ? (gt - g_prev) / (tau - t_prev) : 0;
-      if (!(slope < 1)) return false;
+      if (!(slope < 1)) {
+        if (g(tau_cap) > tau_cap) return false;
+        tau = bisect(tau, tau_cap);
+        break;
+      }
       t_prev = tau;
       g_prev = gt;
       tau += phi / (1 - slope);
