@@ -97,6 +97,9 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
   switch (c.serving) {
     case ServingMode::concurrency:
       opt.closed_loop_clients = std::max(1, c.batch / replicas);
+      // A benchmark client at fixed concurrency (genai-perf, benchmark_serving): its next
+      // request comes back over HTTP after the engine has started its next step.
+      opt.closed_loop_round_trip = true;
       rc.rate.mean_qps = 1;
       break;
     case ServingMode::offline: {

@@ -146,6 +146,7 @@ class Engine {
         reserve_(cfg.reserve_full_sequence) {
     prefilling_.reserve(static_cast<size_t>(cfg.max_seqs));
     step_prefills_.reserve(static_cast<size_t>(cfg.max_seqs));
+    in_transit_.reserve(static_cast<size_t>(std::max(0, opt.closed_loop_clients)));
     std::vector<HeapEntry> storage;
     storage.reserve(static_cast<size_t>(cfg.max_seqs) * 2 + 16);
     heap_ = decltype(heap_)(std::greater<HeapEntry>(), std::move(storage));
@@ -182,7 +183,7 @@ class Engine {
 
  private:
   // --- requests ---
-  int32_t new_request(int32_t cls, double t) {
+  int32_t new_request(int32_t cls, double t, bool queue_now = true) {
     const int32_t id = static_cast<int32_t>(created_++);
     Req& r = reqs_[static_cast<size_t>(id)];
     r.arrival = t;
@@ -192,7 +193,11 @@ class Engine {
     r.prompt = std::max<int64_t>(1, r.prompt);
     r.output = std::max<int64_t>(1, r.output);
     r.total = r.prompt;
-    waiting_.push_back(id);
+    if (queue_now) {
+      waiting_.push_back(id);
+    } else {
+      in_transit_.push_back(id);
+    }
     if (id == opt_.warmup_requests) {
       window_start_ = t;
       in_system_at_start_ = created_ - finished_;
@@ -343,8 +348,16 @@ class Engine {
       wait_sum_ += r.admitted - r.arrival;
     }
     r.finished_at = t;
-    // Closed loop: the client sends its next request at once.
-    if (closed_ && created_ < n_total_) new_request(pick_class(), t);
+    // Closed loop: the client sends its next request at once; with a round trip it reaches the
+    // engine after the next step has been scheduled (deliver_in_transit).
+    if (closed_ && created_ < n_total_) new_request(pick_class(), t, !round_trip_);
+  }
+
+  // Closed loop with a round trip: requests sent at the end of the last step reach the queue
+  // once the next step is scheduled, or at once when the engine has nothing else to run.
+  void deliver_in_transit() {
+    for (int32_t id : in_transit_) waiting_.push_back(id);
+    in_transit_.clear();
   }
 
   // The window ends at the last arrival, unless that came no later than the first measured one
@@ -381,7 +394,9 @@ class Engine {
   int64_t max_waiting_ = 0;
   int64_t watermark_ = 0;  // blocks kept free at admission (vLLM: 1% of the cache)
   bool closed_ = false;
-  bool reserve_ = false;  // cfg.reserve_full_sequence
+  bool reserve_ = false;             // cfg.reserve_full_sequence
+  bool round_trip_ = false;          // opt.closed_loop_round_trip
+  std::vector<int32_t> in_transit_;  // closed loop: sent, not yet at the engine
 
   int32_t head_ = -1, tail_ = -1;
   int running_ = 0, decoding_ = 0;
@@ -409,6 +424,7 @@ class Engine {
 
 ServingResult Engine::run() {
   closed_ = opt_.closed_loop_clients > 0;
+  round_trip_ = closed_ && opt_.closed_loop_round_trip;
   double t = 0;
   // Index of the next step in which decodes run. Decoder bookkeeping (finish step, block phase)
   // counts these steps only, so prefill-only steps (chunking off) do not advance decoders.
@@ -425,6 +441,7 @@ ServingResult Engine::run() {
 
   while (finished_ < n_total_) {
     admit_arrivals_until(t);
+    if (running_ == 0 && waiting_.empty()) deliver_in_transit();  // an idle engine waits for them
     if (running_ == 0 && waiting_.empty()) {
       int32_t c = 0;
       const double at = closed_ ? std::numeric_limits<double>::infinity() : next_arrival_time(c);
@@ -521,6 +538,7 @@ ServingResult Engine::run() {
         }
       }
     }
+    deliver_in_transit();
     if (decodes == 0 && step_prefills_.empty()) {
       // Only partial prefills that cannot get a block: free memory by preempting the newest.
       if (running_ > 0) {

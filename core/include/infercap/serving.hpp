@@ -149,6 +149,14 @@ struct SimOptions {
   /// > 0: closed loop with this many clients and zero think time (a benchmark at fixed
   /// concurrency); arrival rates are then ignored except as class mix weights.
   int closed_loop_clients = 0;
+  /// Closed loop only. false: a client's next request joins the very step that starts when its
+  /// previous request's last token comes out (a zero round trip). true: it reaches the queue
+  /// only after that step has been scheduled, as with a real benchmark client (genai-perf /
+  /// perf_analyzer keep N requests outstanding, sending the next on completion): the response,
+  /// the client and the new request's HTTP and tokenisation take milliseconds, while an
+  /// in-flight batching engine starts its next step at once. An idle engine waits for it, so a
+  /// lone client or a batch that finishes together loses nothing. docs/serving.md.
+  bool closed_loop_round_trip = false;
   /// Stop early (unstable) when this many requests are waiting. 0 = 50 * max_seqs + 10000.
   int64_t max_waiting = 0;
 };
