@@ -287,6 +287,10 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
     if (reason.empty()) reason = fmt::format("unknown serving metric '{}'", m);
     return std::nullopt;
   }
+  if (it->second == BenchMetric::serving_max_rate_output_tokens_per_s &&
+      c.serving != ServingMode::rate && reason.empty()) {
+    reason = "a max_rate_output_tokens_per_s row is a Poisson run: expected serving_mode rate";
+  }
   // Beam search first: it is why such a row cannot be predicted, whatever else it lacks.
   if (r.beams > 1 && reason.empty()) {
     reason = fmt::format(

@@ -114,6 +114,42 @@ TEST_CASE("pp: a pipeline-parallel serving row is kept, not predicted, with the 
   REQUIRE(m[1].bench);  // one stage is no pipeline
 }
 
+TEST_CASE("max-rate rows: a Poisson run with at least one limit, the stated rate not needed",
+          "[unit]") {
+  const std::string head =
+      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+      "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,ttft_p99_limit_s,"
+      "tpot_p99_limit_s\n";
+  const std::string row =
+      "x,h100-sxm,8,,llama-2-70b,,FP8,300,290,,max_rate_output_tokens_per_s,"
+      "21605,tokens/s,TensorRT-LLM,,2,";
+  const std::string path = "/tmp/infercap-test-mlperf-max-rate.csv";
+  {
+    std::ofstream f(path);
+    f << head << "R-1," << row << "rate,,2,0.2\n"  // no rate: searched
+      << "R-2," << row << "rate,75.1,,0.2\n"       // a TPOT limit alone is enough
+      << "R-3," << row << "rate,75.1,,\n"          // no limit: nothing to search for
+      << "R-4," << row << "offline,,2,0.2\n";      // not a Poisson run
+  }
+  spec::Diagnostics d;
+  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  const auto rows = cli::read_measurements(path, d);
+  std::remove(path.c_str());
+  REQUIRE_FALSE(d.has_errors());
+  const auto m = cli::map_measurements(rows, catalog);
+  REQUIRE(m.size() == 4);
+  REQUIRE(m[0].bench);
+  CHECK(m[0].bench->metric == BenchMetric::serving_max_rate_output_tokens_per_s);
+  CHECK(m[0].bench->ttft_p99_limit_s == 2);
+  CHECK(m[0].bench->tpot_p99_limit_s == 0.2);
+  REQUIRE(m[1].bench);
+  CHECK(m[1].bench->ttft_p99_limit_s == 0);
+  CHECK_FALSE(m[2].bench);
+  CHECK_THAT(m[2].reason, Catch::Contains("needs ttft_p99_limit_s or tpot_p99_limit_s"));
+  CHECK_FALSE(m[3].bench);
+  CHECK_THAT(m[3].reason, Catch::Contains("expected serving_mode rate"));
+}
+
 TEST_CASE("prompt points reach the simulator: alone, each request is its own length", "[model]") {
   // At a vanishing rate (one request every 100 s) no two requests overlap, so each one's TTFT
   // and TPOT are those of its own prompt length served alone: with points {100, 900} the TTFT

@@ -88,7 +88,10 @@ Result<double> max_rate_output_tokens_per_s(const BenchCase& c, const StepModel&
   auto p = quantile(rc.prompt_tokens, 99.99);
   auto o = quantile(rc.output_tokens, 99.99);
   if (!p || !o) return Error{fmt::format("case {}: lengths: no quantile", c.id)};
-  auto table = StepTable::build(step, cfg, *p + *o + 1);
+  double max_ctx = *p + *o + 1;
+  if (cfg.max_context_tokens > 0)
+    max_ctx = std::min(max_ctx, static_cast<double>(cfg.max_context_tokens));
+  auto table = StepTable::build(step, cfg, max_ctx);
   if (!table) return Error{fmt::format("case {}: {}", c.id, table.error().message)};
   double best_tokens_per_s = 0;
   auto within = [&](double qps) -> Result<bool> {
