@@ -93,6 +93,8 @@ std::string metric_group(BenchMetric m) {
       return "serving output throughput";
     case BenchMetric::serving_requests_per_s:
       return "serving request throughput";
+    case BenchMetric::serving_max_rate_output_tokens_per_s:
+      return "serving output throughput at the max rate within P99 limits";
   }
   return "?";
 }

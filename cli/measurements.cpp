@@ -33,6 +33,42 @@ std::string whole_range(Col c) {
                      static_cast<long long>(c->bounds.hi));
 }
 
+// The `input_len_points` cell: ';'-separated token counts in [1, kMaxTokens] whose mean is the
+// row's input_len (within half a token: points written in whole tokens round each share's mean),
+// so the two columns cannot tell different stories. Calls `fail` with the first problem.
+void read_length_points(const std::string& cell, MeasurementRow& r,
+                        const std::function<void(std::string)>& fail) {
+  std::vector<double> points;
+  size_t start = 0;
+  while (start <= cell.size()) {
+    size_t end = cell.find(';', start);
+    if (end == std::string::npos) end = cell.size();
+    std::string item = cell.substr(start, end - start);
+    const auto first = item.find_first_not_of(" \t");
+    item = first == std::string::npos ? std::string() : item.substr(first);
+    item.erase(item.find_last_not_of(" \t") + 1);
+    const auto v = spec::parse_csv_number(item);
+    if (!v || !(*v >= 1 && *v <= kMaxTokens)) {
+      fail(fmt::format("expected ';'-separated token counts in [1, 1e9], found '{}' as point {}",
+                       item, points.size() + 1));
+      return;
+    }
+    points.push_back(*v);
+    start = end + 1;
+  }
+  double sum = 0;
+  for (double p : points) sum += p;
+  const double mean = sum / static_cast<double>(points.size());
+  if (!(std::abs(mean - r.input_len) <= 0.5)) {
+    fail(
+        fmt::format("expected points whose mean is input_len ({:g}), found a mean of {:.2f} "
+                    "over {} points",
+                    r.input_len, mean, points.size()));
+    return;
+  }
+  r.input_len_points = std::move(points);
+}
+
 }  // namespace
 
 void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
@@ -156,6 +192,13 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (given("max_batch")) whole("max_batch", r.max_batch);
     if (given("beams")) whole("beams", r.beams);
     if (given("requests")) whole("requests", r.requests);
+    if (given("pp")) whole("pp", r.pp);
+    if (given("ttft_p99_limit_s")) num("ttft_p99_limit_s", r.ttft_p99_limit_s);
+    if (given("tpot_p99_limit_s")) num("tpot_p99_limit_s", r.tpot_p99_limit_s);
+    if (given("input_len_points") && !get("input_len_points").empty()) {
+      read_length_points(get("input_len_points"), r,
+                         [&](std::string msg) { fail("input_len_points", std::move(msg)); });
+    }
     if (ok) each(std::move(r));
   }
   if (!header) {
@@ -204,7 +247,15 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
   } else if (mode == "rate") {
     c.serving = ServingMode::rate;
     c.request_rate_qps = r.request_rate;
-    if (!(r.request_rate > 0)) reason = "a fixed-rate serving row needs request_rate > 0";
+    // A maximum-rate row finds its rate (a stated one is the submitter's, kept for the reader).
+    if (m == "max_rate_output_tokens_per_s") {
+      c.ttft_p99_limit_s = r.ttft_p99_limit_s;
+      c.tpot_p99_limit_s = r.tpot_p99_limit_s;
+      if (!(r.ttft_p99_limit_s > 0) && !(r.tpot_p99_limit_s > 0))
+        reason = "a maximum-rate row needs ttft_p99_limit_s or tpot_p99_limit_s";
+    } else if (!(r.request_rate > 0)) {
+      reason = "a fixed-rate serving row needs request_rate > 0";
+    }
   } else if (mode == "offline") {
     c.serving = ServingMode::offline;
   } else {
@@ -229,11 +280,16 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
       {"e2e_latency_p99", BenchMetric::serving_e2e_p99_s},
       {"output_tokens_per_s", BenchMetric::serving_output_tokens_per_s},
       {"offline_output_tokens_per_s", BenchMetric::serving_output_tokens_per_s},
-      {"requests_per_s", BenchMetric::serving_requests_per_s}};
+      {"requests_per_s", BenchMetric::serving_requests_per_s},
+      {"max_rate_output_tokens_per_s", BenchMetric::serving_max_rate_output_tokens_per_s}};
   const auto it = kForms.find(m);
   if (it == kForms.end()) {
     if (reason.empty()) reason = fmt::format("unknown serving metric '{}'", m);
     return std::nullopt;
+  }
+  if (it->second == BenchMetric::serving_max_rate_output_tokens_per_s &&
+      c.serving != ServingMode::rate && reason.empty()) {
+    reason = "a max_rate_output_tokens_per_s row is a Poisson run: expected serving_mode rate";
   }
   // Beam search first: it is why such a row cannot be predicted, whatever else it lacks.
   if (r.beams > 1 && reason.empty()) {
@@ -241,10 +297,19 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
         "beam search ({} beams) is not modelled: the simulator runs one sequence per request",
         r.beams);
   }
+  // TensorRT-LLM's pipeline stages work on different micro-batches at once; the simulator steps
+  // one replica's whole batch through the model at a time, so it would halve such a run.
+  if (r.pp > 1 && reason.empty()) {
+    reason = fmt::format(
+        "pipeline parallelism ({} stages) is not modelled: the simulator runs one step at a time "
+        "per replica, while the engine overlaps micro-batches across stages",
+        r.pp);
+  }
   if (reason.empty() && (r.input_len < 1 || r.output_len < 1))
     reason = "a serving row needs input_len and output_len";
   c.max_seqs = r.max_batch;
   c.requests = r.requests;
+  c.prompt_len_points = r.input_len_points;
   if (!reason.empty()) return std::nullopt;
   if (is_latency_metric(it->second)) c.measured = to_seconds(r, r.value);
   return it->second;

@@ -165,6 +165,32 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      {0, kMaxBatch, true, true},
      "requests in the run (an offline row's dataset size, all queued at once); 0 or empty: the "
      "engine defaults"},
+    {"pp",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, kMaxHwCount, true, true},
+     "pipeline-parallel stages per replica of a GPU serving row (TensorRT-LLM "
+     "pipeline_parallelism); above 1 the row is kept but not predicted; 0, 1 or empty: none"},
+    {"ttft_p99_limit_s",
+     ColumnNeed::optional,
+     CellValue::number,
+     {0, kUnbounded, true, true},
+     "a max_rate_output_tokens_per_s row's P99 TTFT limit in seconds (MLPerf Llama 2 70B "
+     "Server: 2); 0 or empty: none"},
+    {"tpot_p99_limit_s",
+     ColumnNeed::optional,
+     CellValue::number,
+     {0, kUnbounded, true, true},
+     "a max_rate_output_tokens_per_s row's P99 TPOT limit in seconds (MLPerf Llama 2 70B "
+     "Server: 0.2); 0 or empty: none"},
+    {"input_len_points",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "a serving row's prompt lengths as equal-weight points, ';'-separated (each the mean length "
+     "of an equal share of the dataset's samples, sorted): the spread the simulator samples "
+     "prompts from; input_len must be their mean (within half a token); empty: every prompt "
+     "input_len long"},
 };
 
 struct MeasurementRow {
@@ -200,6 +226,17 @@ struct MeasurementRow {
   /// Optional `requests` column: requests in the run (an offline row's dataset size: all queued
   /// at once, measured over the makespan); 0 = ServingCaseDefaults.
   int requests = 0;
+  /// Optional `pp` column: pipeline-parallel stages per replica of a GPU serving row; above 1
+  /// the row is kept but not predicted (the simulator runs one replica's steps one at a time).
+  int pp = 0;
+  /// Optional `ttft_p99_limit_s`, `tpot_p99_limit_s` columns: the P99 limits a
+  /// `max_rate_output_tokens_per_s` row's rate keeps (seconds; 0 = none).
+  double ttft_p99_limit_s = 0;
+  double tpot_p99_limit_s = 0;
+  /// Optional `input_len_points` column: the dataset's prompt lengths as equal-weight points
+  /// (tokens, each in [1, kMaxTokens]), whose mean is `input_len`; empty = every prompt
+  /// `input_len` long.
+  std::vector<double> input_len_points;
 };
 
 /// Reads a CSV file one row at a time and hands each well-formed row to `each`; malformed lines

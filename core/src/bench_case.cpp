@@ -12,7 +12,7 @@
 namespace infercap {
 
 std::string_view bench_metric_name(BenchMetric m) {
-  static constexpr std::array<std::string_view, 20> kNames{"prefill_tokens_per_s",
+  static constexpr std::array<std::string_view, 21> kNames{"prefill_tokens_per_s",
                                                            "generation_tokens_per_s",
                                                            "ttft_s",
                                                            "tpot_s",
@@ -31,7 +31,8 @@ std::string_view bench_metric_name(BenchMetric m) {
                                                            "serving_ttft_p50_s",
                                                            "serving_tpot_p50_s",
                                                            "serving_e2e_p50_s",
-                                                           "serving_e2e_p99_s"};
+                                                           "serving_e2e_p99_s",
+                                                           "serving_max_rate_output_tokens_per_s"};
   return kNames[static_cast<int>(m)];
 }
 
@@ -69,6 +70,68 @@ std::string_view serving_mode_name(ServingMode m) {
 
 namespace {
 
+// MLPerf Server: the submitter raises the scheduled Poisson rate until a P99 limit would break
+// and reports completed tokens/s there. Same here on one replica: from 1 qps, double (or halve)
+// until the limits flip, then bisect 8 times (the bracket to 1/256 of itself, finer than the
+// run-to-run noise of a simulated P99); the answer is the output tokens/s at the last rate that
+// kept both limits, on a stable run.
+Result<double> max_rate_output_tokens_per_s(const BenchCase& c, const StepModel& step,
+                                            const ServingConfig& cfg, RequestClass rc,
+                                            const SimOptions& opt) {
+  if (c.serving != ServingMode::rate) {
+    return Error{fmt::format("case {}: a maximum-rate row is a Poisson (rate) run", c.id)};
+  }
+  if (!(c.ttft_p99_limit_s > 0) && !(c.tpot_p99_limit_s > 0)) {
+    return Error{fmt::format("case {}: a maximum-rate row needs a TTFT or TPOT P99 limit", c.id)};
+  }
+  // The step table once, over the longest context the runs will see (as simulate() sizes it).
+  auto p = quantile(rc.prompt_tokens, 99.99);
+  auto o = quantile(rc.output_tokens, 99.99);
+  if (!p || !o) return Error{fmt::format("case {}: lengths: no quantile", c.id)};
+  double max_ctx = *p + *o + 1;
+  if (cfg.max_context_tokens > 0)
+    max_ctx = std::min(max_ctx, static_cast<double>(cfg.max_context_tokens));
+  auto table = StepTable::build(step, cfg, max_ctx);
+  if (!table) return Error{fmt::format("case {}: {}", c.id, table.error().message)};
+  double best_tokens_per_s = 0;
+  auto within = [&](double qps) -> Result<bool> {
+    rc.rate.mean_qps = qps;
+    auto r = simulate(*table, cfg, {rc}, opt);
+    if (!r) return Error{fmt::format("case {}: {}", c.id, r.error().message)};
+    const bool ok = r->stable &&
+                    (!(c.ttft_p99_limit_s > 0) || r->all.ttft.p99_s <= c.ttft_p99_limit_s) &&
+                    (!(c.tpot_p99_limit_s > 0) || r->all.tpot.p99_s <= c.tpot_p99_limit_s);
+    if (ok) best_tokens_per_s = r->output_tokens_per_s;
+    return ok;
+  };
+  double lo = 0, hi = 0, qps = 1;
+  for (int i = 0; i < 40 && (lo == 0 || hi == 0); ++i) {
+    auto ok = within(qps);
+    if (!ok) return ok.error();
+    if (*ok) {
+      lo = qps;
+      if (hi == 0) qps *= 2;
+    } else {
+      hi = qps;
+      if (lo == 0) qps /= 2;
+    }
+  }
+  if (lo == 0) {
+    return Error{
+        fmt::format("case {}: no rate down to {:.2g} qps keeps the P99 limits", c.id, qps)};
+  }
+  if (hi == 0) return Error{fmt::format("case {}: the limits hold past {:.3g} qps", c.id, lo)};
+  // Every run within the limits moves `lo` to its rate and records its throughput, so
+  // `best_tokens_per_s` is always that of `lo`.
+  for (int i = 0; i < 8; ++i) {
+    const double mid = (lo + hi) / 2;
+    auto ok = within(mid);
+    if (!ok) return ok.error();
+    (*ok ? lo : hi) = mid;
+  }
+  return best_tokens_per_s;
+}
+
 // One replica simulated at its share of the row's load; throughputs scale with the replicas.
 Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
                                const ServingCaseDefaults& d) {
@@ -86,7 +149,11 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
   RequestClass rc;
   rc.name = c.id;
   rc.model = c.model.name;
-  auto p = fixed_length(std::max(1.0, c.prompt_tokens));
+  // A dataset's spread where the row gives it (equal-weight points), else one length.
+  auto p = c.prompt_len_points.empty()
+               ? fixed_length(std::max(1.0, c.prompt_tokens))
+               : histogram_length(c.prompt_len_points,
+                                  std::vector<double>(c.prompt_len_points.size(), 1.0));
   auto o = fixed_length(std::max(1.0, c.output_tokens));
   if (!p || !o) return Error{fmt::format("case {}: lengths: expected positive tokens", c.id)};
   rc.prompt_tokens = *p;
@@ -118,6 +185,7 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
       break;
     }
     case ServingMode::rate:
+      if (c.metric == BenchMetric::serving_max_rate_output_tokens_per_s) break;  // searched
       if (!(c.request_rate_qps > 0)) {
         return Error{fmt::format("case {}: a fixed-rate row needs request_rate > 0", c.id)};
       }
@@ -125,6 +193,11 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
       break;
     case ServingMode::none:
       break;
+  }
+  if (c.metric == BenchMetric::serving_max_rate_output_tokens_per_s) {
+    auto x = max_rate_output_tokens_per_s(c, step, cfg, rc, opt);
+    if (!x) return x;
+    return *x * replicas;
   }
   auto r = simulate(step, cfg, {rc}, opt);
   if (!r) return Error{fmt::format("case {}: {}", c.id, r.error().message)};

@@ -40,6 +40,10 @@ enum class BenchMetric : unsigned char {
   serving_tpot_p50_s,
   serving_e2e_p50_s,
   serving_e2e_p99_s,
+  /// MLPerf Server's result: output tokens/s at the largest Poisson rate whose P99 TTFT and P99
+  /// TPOT stay within the case's limits (BenchCase::ttft_p99_limit_s, tpot_p99_limit_s), found by
+  /// bisection on the simulator.
+  serving_max_rate_output_tokens_per_s,
 };
 std::string_view bench_metric_name(BenchMetric m);
 /// True for metrics predicted through the serving simulator.
@@ -93,6 +97,14 @@ struct BenchCase {
   /// The engine's KV admission policy (ServingConfig::reserve_full_sequence): true for
   /// TensorRT-LLM, whose default capacity scheduler is GUARANTEED_NO_EVICT.
   bool reserve_full_sequence = false;
+  /// A serving row's prompt lengths as equal-weight points (tokens; a dataset's spread, e.g.
+  /// the mean of each 1/N share of its sorted lengths), whose mean is `prompt_tokens`; empty =
+  /// every prompt `prompt_tokens` long.
+  std::vector<double> prompt_len_points;
+  /// serving_max_rate_output_tokens_per_s: the P99 limits the rate must keep (seconds; 0 = no
+  /// limit on that metric; at least one is set).
+  double ttft_p99_limit_s = 0;
+  double tpot_p99_limit_s = 0;
 };
 
 /// The model's value of the case's metric under `stack`.
