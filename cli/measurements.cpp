@@ -248,12 +248,14 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
     c.serving = ServingMode::rate;
     c.request_rate_qps = r.request_rate;
     // A maximum-rate row finds its rate (a stated one is the submitter's, kept for the reader).
+    // So does any rate row that states P99 limits: it was measured at the rate a submitter
+    // raised until a limit would break (MLPerf Server), and is read at the model's own such rate.
+    c.ttft_p99_limit_s = r.ttft_p99_limit_s;
+    c.tpot_p99_limit_s = r.tpot_p99_limit_s;
+    const bool limits = r.ttft_p99_limit_s > 0 || r.tpot_p99_limit_s > 0;
     if (m == "max_rate_output_tokens_per_s") {
-      c.ttft_p99_limit_s = r.ttft_p99_limit_s;
-      c.tpot_p99_limit_s = r.tpot_p99_limit_s;
-      if (!(r.ttft_p99_limit_s > 0) && !(r.tpot_p99_limit_s > 0))
-        reason = "a maximum-rate row needs ttft_p99_limit_s or tpot_p99_limit_s";
-    } else if (!(r.request_rate > 0)) {
+      if (!limits) reason = "a maximum-rate row needs ttft_p99_limit_s or tpot_p99_limit_s";
+    } else if (!limits && !(r.request_rate > 0)) {
       reason = "a fixed-rate serving row needs request_rate > 0";
     }
   } else if (mode == "offline") {

@@ -75,9 +75,15 @@ namespace {
 // until the limits flip, then bisect 8 times (the bracket to 1/256 of itself, finer than the
 // run-to-run noise of a simulated P99); the answer is the output tokens/s at the last rate that
 // kept both limits, on a stable run.
-Result<double> max_rate_output_tokens_per_s(const BenchCase& c, const StepModel& step,
-                                            const ServingConfig& cfg, RequestClass rc,
-                                            const SimOptions& opt) {
+// The run at that rate is returned whole: a latency row measured there (MLPerf Server's TTFT
+// and TPOT) is read from it. Near saturation a latency at a fixed rate is ill-conditioned: with
+// holding time S = a + k N per replica, N = lambda a / (1 - lambda k), so a relative error e in
+// the per-token cost k moves N and every latency by about e / (1 - rho) (8x at rho = 0.87, the
+// MLPerf v4.1 H100 Server run); the submitter's rate is where a P99 limit binds, and so is the
+// model's.
+Result<ServingResult> max_rate_run(const BenchCase& c, const StepModel& step,
+                                   const ServingConfig& cfg, RequestClass rc,
+                                   const SimOptions& opt) {
   if (c.serving != ServingMode::rate) {
     return Error{fmt::format("case {}: a maximum-rate row is a Poisson (rate) run", c.id)};
   }
@@ -93,7 +99,7 @@ Result<double> max_rate_output_tokens_per_s(const BenchCase& c, const StepModel&
     max_ctx = std::min(max_ctx, static_cast<double>(cfg.max_context_tokens));
   auto table = StepTable::build(step, cfg, max_ctx);
   if (!table) return Error{fmt::format("case {}: {}", c.id, table.error().message)};
-  double best_tokens_per_s = 0;
+  ServingResult best;
   auto within = [&](double qps) -> Result<bool> {
     rc.rate.mean_qps = qps;
     auto r = simulate(*table, cfg, {rc}, opt);
@@ -101,7 +107,7 @@ Result<double> max_rate_output_tokens_per_s(const BenchCase& c, const StepModel&
     const bool ok = r->stable &&
                     (!(c.ttft_p99_limit_s > 0) || r->all.ttft.p99_s <= c.ttft_p99_limit_s) &&
                     (!(c.tpot_p99_limit_s > 0) || r->all.tpot.p99_s <= c.tpot_p99_limit_s);
-    if (ok) best_tokens_per_s = r->output_tokens_per_s;
+    if (ok) best = std::move(*r);
     return ok;
   };
   double lo = 0, hi = 0, qps = 1;
@@ -121,15 +127,15 @@ Result<double> max_rate_output_tokens_per_s(const BenchCase& c, const StepModel&
         fmt::format("case {}: no rate down to {:.2g} qps keeps the P99 limits", c.id, qps)};
   }
   if (hi == 0) return Error{fmt::format("case {}: the limits hold past {:.3g} qps", c.id, lo)};
-  // Every run within the limits moves `lo` to its rate and records its throughput, so
-  // `best_tokens_per_s` is always that of `lo`.
+  // Every run within the limits moves `lo` to its rate and records its result, so `best` is
+  // always the run at `lo`.
   for (int i = 0; i < 8; ++i) {
     const double mid = (lo + hi) / 2;
     auto ok = within(mid);
     if (!ok) return ok.error();
     (*ok ? lo : hi) = mid;
   }
-  return best_tokens_per_s;
+  return best;
 }
 
 // One replica simulated at its share of the row's load; throughputs scale with the replicas.
@@ -139,6 +145,11 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
     return Error{fmt::format("case {}: a serving metric needs a serving mode", c.id)};
   }
   const int replicas = std::max(1, c.replicas);
+  // A rate row with P99 limits was measured at the highest rate within them (MLPerf Server):
+  // it is read at the model's highest such rate, not at the submitter's.
+  const bool at_max_rate = c.serving == ServingMode::rate &&
+                           (c.metric == BenchMetric::serving_max_rate_output_tokens_per_s ||
+                            c.ttft_p99_limit_s > 0 || c.tpot_p99_limit_s > 0);
   ServingConfig cfg;
   cfg.max_seqs = c.max_seqs > 0                      ? c.max_seqs
                  : c.serving == ServingMode::offline ? d.offline_max_seqs
@@ -159,8 +170,13 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
   rc.prompt_tokens = *p;
   rc.output_tokens = *o;
   SimOptions opt;
-  opt.requests = d.requests;
-  opt.warmup_requests = d.warmup;
+  // An open-loop run reaches its steady state only once the batch has filled: with up to
+  // max_seqs sequences in flight, a warm-up shorter than that measures the ramp, and the
+  // stability test (the number in the system may grow by 5% of the window's arrivals) then
+  // fails a load the engine carries. The MLPerf Server rows run ~845 of 1024 slots; 300 warm-up
+  // requests of a 1500-request run had put the model's "highest stable rate" near 290 in flight.
+  opt.requests = std::max<int64_t>(d.requests, int64_t{10} * cfg.max_seqs);
+  opt.warmup_requests = std::max<int64_t>(d.warmup, int64_t{2} * cfg.max_seqs);
   switch (c.serving) {
     case ServingMode::concurrency:
       opt.closed_loop_clients = std::max(1, c.batch / replicas);
@@ -185,7 +201,7 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
       break;
     }
     case ServingMode::rate:
-      if (c.metric == BenchMetric::serving_max_rate_output_tokens_per_s) break;  // searched
+      if (at_max_rate) break;  // searched
       if (!(c.request_rate_qps > 0)) {
         return Error{fmt::format("case {}: a fixed-rate row needs request_rate > 0", c.id)};
       }
@@ -194,13 +210,12 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
     case ServingMode::none:
       break;
   }
-  if (c.metric == BenchMetric::serving_max_rate_output_tokens_per_s) {
-    auto x = max_rate_output_tokens_per_s(c, step, cfg, rc, opt);
-    if (!x) return x;
-    return *x * replicas;
+  auto r = at_max_rate ? max_rate_run(c, step, cfg, rc, opt) : simulate(step, cfg, {rc}, opt);
+  if (!r) {
+    return at_max_rate ? r.error() : Error{fmt::format("case {}: {}", c.id, r.error().message)};
   }
-  auto r = simulate(step, cfg, {rc}, opt);
-  if (!r) return Error{fmt::format("case {}: {}", c.id, r.error().message)};
+  if (c.metric == BenchMetric::serving_max_rate_output_tokens_per_s)
+    return r->output_tokens_per_s * replicas;
   const ClassLatency& a = r->all;
   switch (c.metric) {
     case BenchMetric::serving_ttft_mean_s:

@@ -101,8 +101,10 @@ struct BenchCase {
   /// the mean of each 1/N share of its sorted lengths), whose mean is `prompt_tokens`; empty =
   /// every prompt `prompt_tokens` long.
   std::vector<double> prompt_len_points;
-  /// serving_max_rate_output_tokens_per_s: the P99 limits the rate must keep (seconds; 0 = no
-  /// limit on that metric; at least one is set).
+  /// P99 limits (seconds; 0 = no limit on that metric). serving_max_rate_output_tokens_per_s
+  /// needs one; on any other metric of a rate run they say the row was measured at the highest
+  /// rate within them (MLPerf Server), and the model's value is read at its own highest such
+  /// rate instead of request_rate_qps.
   double ttft_p99_limit_s = 0;
   double tpot_p99_limit_s = 0;
 };
