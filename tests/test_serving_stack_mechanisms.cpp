@@ -116,3 +116,51 @@ TEST_CASE("tensorrt-llm-0.9 is the one committed stack without FP8 experts", "[u
   CHECK(vllm->per_class[gpu].fp8_expert_gemm);
 }
 
+namespace {
+
+// gpt-fast's eager decode (pytorch.org/blog/accelerating-generative-ai-2/): 25.5 tok/s eager,
+// 107.0 tok/s compiled with a static KV cache, Llama-2-7B on one A100. The difference is the CPU
+// dispatch of the ops one eager token issues in gpt-fast's model.py: 80 per block x 32 blocks
+// + 31 outside them.
+constexpr double kOpsPerBlock = 80;
+constexpr double kOpsPerStep = 31;
+constexpr double kBlocks = 32;
+const double kDispatchPerOp = (1 / 25.5 - 1 / 107.0) / (kBlocks * kOpsPerBlock + kOpsPerStep);
+
+}  // namespace
+
+TEST_CASE("eager PyTorch's dispatch cost is gpt-fast's eager minus compiled time per op",
+          "[model]") {
+  // By hand: (39.216 - 9.346) ms / 2591 ops = 11.53 us an op.
+  CHECK(kDispatchPerOp == Approx(11.528e-6).epsilon(1e-3));
+  const StackSpec* pt = test::project_catalog().catalog.find_stack("pytorch");
+  REQUIRE(pt != nullptr);
+  const StackEfficiency& e = pt->per_class[static_cast<size_t>(HwClass::gpu)];
+  // The roofline prices 9 kernels a block and 3 a step for an unfused eager stack.
+  CHECK(e.kernel_overhead_s == Approx(kDispatchPerOp * kOpsPerBlock / 9).epsilon(1e-3));
+  CHECK(e.step_overhead_s ==
+        Approx(kDispatchPerOp * (kOpsPerStep - 3 * kOpsPerBlock / 9)).epsilon(1e-3));
+  CHECK_FALSE(e.fused_elementwise);
+  // Eager mode streams the weights with the kernels a CUDA graph replays.
+  const StackSpec* graph = test::project_catalog().catalog.find_stack("pytorch-cuda-graph");
+  REQUIRE(graph != nullptr);
+  CHECK(e.weight_bandwidth_fraction ==
+        graph->per_class[static_cast<size_t>(HwClass::gpu)].weight_bandwidth_fraction);
+
+  // A 32-block Llama shape on the pytorch stack: the overheads a decode step adds up to are
+  // 2591 ops x c = 29.87 ms, what the blog's two rates differ by.
+  ModelSpec m = tiny_moe();
+  m.moe = {};
+  m.layers = 32;
+  m.position = PositionKind::rotary;
+  HardwareSpec h = fp8_gpu();
+  Deployment d;
+  d.precision = {DType::bf16, DType::bf16, DType::bf16};
+  auto p = PerfModel::create(m, h, *pt, d);
+  REQUIRE(p.ok());
+  const StepBreakdown step = p.value().decode_breakdown(1, 100);
+  double overhead = step.step_overhead_s;
+  for (const auto& o : step.ops) overhead += o.overhead_s;
+  CHECK(overhead == Approx(1 / 25.5 - 1 / 107.0).epsilon(1e-3));
+  CHECK(overhead == Approx(29.87e-3).epsilon(1e-3));
+}
