@@ -362,7 +362,9 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is
     if ((o.kind == OpKind::gemm || o.kind == OpKind::expert_gemm) && r.gemm_m_half > 0) {
       flop_rate *= o.gemm_m / (o.gemm_m + r.gemm_m_half);
     }
-    flop_rate *= o.compute_rate_factor;
+    // Only ops priced at another compute type (MoE experts without FP8) take the factor; the
+    // others skip the multiply, so their times stay bit-identical to the rate without it.
+    if (o.compute_rate_factor != 1.0) flop_rate *= o.compute_rate_factor;
     const double compute_s = o.flops > 0 ? o.flops / flop_rate : 0.0;
     const double memory_s =
         (o.weight_bytes + o.activation_bytes) / r.weight_bw + o.kv_bytes / r.kv_bw;
