@@ -189,6 +189,10 @@ const std::vector<Case>& bad_cases() {
        As::stack,
        {"zero-fraction.yaml:9:28: error: classes.gpu.gemm_compute_fraction: expected a number in "
         "(0, 1], found '0'"}},
+      {"fp8-expert-gemm-wrong.yaml",
+       As::stack,
+       {"fp8-expert-gemm-wrong.yaml:10:22: error: classes.gpu.fp8_expert_gemm: expected true or "
+        "false, found 'fp16'"}},
       {"unknown-stack-class.yaml",
        As::stack,
        {"unknown-stack-class.yaml:10:3: error: classes.tpu: unknown key (did you mean 'cpu'?)"}},

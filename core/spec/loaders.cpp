@@ -292,6 +292,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     get(*c, "step_overhead_s", e.step_overhead_s, false, Range::non_negative());
     get(*c, "fused_attention", e.fused_attention, false);
     get(*c, "fused_elementwise", e.fused_elementwise, false);
+    get(*c, "fp8_expert_gemm", e.fp8_expert_gemm, false);
     get(*c, "block_formats_use_int8", e.block_formats_use_int8, false);
     get(*c, "issue_cycles_per_weight", e.issue_cycles_per_weight, false, Range::non_negative());
     get(*c, "quantised_issue_cycles_per_weight", e.quantised_issue_cycles_per_weight, false,

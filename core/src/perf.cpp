@@ -362,6 +362,9 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is
     if ((o.kind == OpKind::gemm || o.kind == OpKind::expert_gemm) && r.gemm_m_half > 0) {
       flop_rate *= o.gemm_m / (o.gemm_m + r.gemm_m_half);
     }
+    // Only ops priced at another compute type (MoE experts without FP8) take the factor; the
+    // others skip the multiply, so their times stay bit-identical to the rate without it.
+    if (o.compute_rate_factor != 1.0) flop_rate *= o.compute_rate_factor;
     const double compute_s = o.flops > 0 ? o.flops / flop_rate : 0.0;
     const double memory_s =
         (o.weight_bytes + o.activation_bytes) / r.weight_bw + o.kv_bytes / r.kv_bw;
@@ -542,19 +545,33 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     const double touched = E * (1.0 - std::pow(1.0 - k / E, M));
     const double per_expert_weights = (gate + 1.0) * h * f;
     const double tokens_per_expert = M * k / std::max(touched, 1.0);
+    // A stack whose MoE kernels lack FP8 (fp8_expert_gemm: false, TensorRT-LLM before v0.10)
+    // keeps an FP8 deployment's experts in 16 bits: twice the bytes, the fp16 tensor rate.
+    double expert_wb = wb;
+    double expert_rate = 1;
+    if (!eff_.fp8_expert_gemm && dep_.precision.weights == DType::fp8 &&
+        compute_ == ComputeType::fp8) {
+      const double fp8 = at(hw_.dense_flops_per_s, ComputeType::fp8);
+      const double fp16 = at(hw_.dense_flops_per_s, ComputeType::fp16);
+      expert_wb = 2.0;
+      if (fp8 > 0 && fp16 > 0) expert_rate = fp16 / fp8;
+    }
     OpCost o;
     o.name = "experts";
     o.kind = OpKind::expert_gemm;
     o.flops = 2.0 * M * k * per_expert_weights * n_moe;
-    o.weight_bytes = touched * per_expert_weights * wb * n_moe;
+    o.weight_bytes = touched * per_expert_weights * expert_wb * n_moe;
     o.activation_bytes = M * k * (2.0 * h + (gate + 1.0) * f) * ab * n_moe;
     o.kernels = 3.0 * n_moe;
     o.gemm_m = tokens_per_expert;
+    o.compute_rate_factor = expert_rate;
     add(o);
     if (e.shared_experts > 0) {
       const double fs = e.shared_experts * f;
       gemm("shared_experts", OpKind::expert_gemm, M, h, (gate + 1.0) * fs, (gate + 1.0) * h * fs,
            n_moe, 2);
+      ops[static_cast<size_t>(n - 1)].weight_bytes *= expert_wb / wb;
+      ops[static_cast<size_t>(n - 1)].compute_rate_factor = expert_rate;
     }
   }
   allreduce("ffn_allreduce", L);

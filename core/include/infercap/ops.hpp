@@ -37,6 +37,9 @@ struct OpCost {
   double kernels = 0;      ///< kernel launches (overhead count)
   double gemm_m = 0;       ///< rows of the GEMM (tokens in flight), for the small-M efficiency ramp
   double collectives = 0;  ///< link round trips (latency count)
+  /// The op's tensor rate relative to the deployment's compute type (1 = that type's rate; 0.5 =
+  /// an FP8 deployment whose MoE kernels run this GEMM in 16 bits).
+  double compute_rate_factor = 1;
 };
 
 /// One operator's time and what bound it.

@@ -29,6 +29,11 @@ struct StackEfficiency {
   /// Norms, activations and rotary fused into the neighbouring GEMMs (graph compilers such as
   /// TensorRT, Ascend ATC): no separate pass over the activations. false = one kernel each.
   bool fused_elementwise = false;
+  /// false: the stack's MoE kernels have no FP8 path, so with FP8 weights the expert GEMMs keep
+  /// 16-bit weights (2 bytes each, streamed as such) and run at the device's fp16 tensor rate;
+  /// attention and the router still run FP8. TensorRT-LLM added FP8 for Mixtral's MoE only in
+  /// v0.10.0 (its release notes: "Added FP8 quantization support for Mixtral").
+  bool fp8_expert_gemm = true;
   /// Block-quantised weights (q4_k_m, q8_0, ...) feed integer dot products where the device has an
   /// int8 roof; false = dequantise to the activation type and use its roof (llama.cpp CUDA in
   /// early 2024 dequantised to fp16 for cuBLAS when the batch exceeded a few tokens).

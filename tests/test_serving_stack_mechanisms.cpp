@@ -1,0 +1,166 @@
+// [model] tests of two serving-stack mechanisms, each derived by hand from the formula it states:
+// TensorRT-LLM v0.9's MoE experts without an FP8 path (StackEfficiency::fp8_expert_gemm) and the
+// per-op cost of eager PyTorch. Specs are built here, so a catalog change cannot move the numbers;
+// [unit] checks read the committed stacks for the keys the mechanisms rest on.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "catalog_fixture.hpp"
+#include "infercap/perf.hpp"
+
+using namespace infercap;
+
+namespace {
+
+// 2 layers, hidden 1024, 8 heads of 128 (2 KV heads), 8 experts of 4096, top-2.
+ModelSpec tiny_moe() {
+  ModelSpec m;
+  m.name = "tiny-moe";
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 2;
+  m.head_dim = 128;
+  m.ffn_hidden = 4096;
+  m.vocab = 32000;
+  m.tied_embeddings = false;
+  m.max_context = 4096;
+  m.moe.experts = 8;
+  m.moe.active_experts = 2;
+  m.moe.expert_ffn_hidden = 4096;
+  return m;
+}
+
+// FP8 at twice the fp16 rate, as on Hopper and Ada (H100: 1979 vs 989.5 TFLOP/s dense).
+HardwareSpec fp8_gpu() {
+  HardwareSpec h;
+  h.name = "fp8-gpu";
+  h.hw_class = HwClass::gpu;
+  at(h.dense_flops_per_s, ComputeType::bf16) = 100e12;
+  at(h.dense_flops_per_s, ComputeType::fp16) = 100e12;
+  at(h.dense_flops_per_s, ComputeType::fp8) = 200e12;
+  h.memory_bytes = 80e9;
+  h.memory_bandwidth_bytes_per_s = 1e12;
+  return h;
+}
+
+// The datasheet roofline (fractions 1, no overheads, gemm_m_half 0), with or without FP8 experts.
+StackSpec roofline(bool fp8_experts) {
+  StackSpec s = ideal_stack();
+  s.per_class[static_cast<size_t>(HwClass::gpu)].fp8_expert_gemm = fp8_experts;
+  return s;
+}
+
+PerfModel make(const StackSpec& s, DType all) {
+  Deployment d;
+  d.precision = {all, all, all};
+  auto r = PerfModel::create(tiny_moe(), fp8_gpu(), s, d);
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+const OpTime& op(const StepBreakdown& b, std::string_view name) {
+  for (const auto& o : b.ops)
+    if (o.cost.name == name) return o;
+  FAIL("no op " << name);
+  return b.ops.front();
+}
+
+}  // namespace
+
+TEST_CASE("experts without an FP8 path stream 16-bit weights and run at the fp16 rate", "[model]") {
+  const PerfModel fp8 = make(roofline(true), DType::fp8);
+  const PerfModel v09 = make(roofline(false), DType::fp8);
+  // Decode, batch 1: the token's 2 experts, 3 matrices of 1024 x 4096 each, 2 layers.
+  const double expert_weights = 2 * 3.0 * 1024 * 4096 * 2;
+  CHECK(op(fp8.decode_breakdown(1, 0), "experts").cost.weight_bytes ==
+        Approx(expert_weights * 1.0));  // 1 byte an FP8 weight
+  CHECK(op(v09.decode_breakdown(1, 0), "experts").cost.weight_bytes ==
+        Approx(expert_weights * 2.0));  // 2 bytes: kept 16-bit
+  // Prefill of 512 tokens: 512 x 2 expert rows of 2 x 3 x 1024 x 4096 FLOPs per layer, 2 layers;
+  // compute-bound at 200 TFLOP/s with FP8 experts, at 100 TFLOP/s without.
+  const double flops = 2.0 * 512 * 2 * 3 * 1024 * 4096 * 2;
+  const StepBreakdown p8 = fp8.prefill_breakdown(1, 512);
+  const StepBreakdown p16 = v09.prefill_breakdown(1, 512);
+  const auto& e8 = op(p8, "experts");
+  const auto& e16 = op(p16, "experts");
+  CHECK(e8.cost.flops == Approx(flops));
+  CHECK(e16.cost.flops == Approx(flops));  // the same work, not inflated FLOPs
+  CHECK(e8.compute_s == Approx(flops / 200e12));
+  CHECK(e16.compute_s == Approx(flops / 100e12));
+  // Attention projections stay FP8 either way.
+  const auto& q8 = op(p8, "qkv_proj");
+  const auto& q16 = op(p16, "qkv_proj");
+  CHECK(q16.compute_s == Approx(q8.compute_s));
+  CHECK(q16.cost.weight_bytes == Approx(q8.cost.weight_bytes));
+}
+
+TEST_CASE("the missing FP8 expert path changes nothing for a 16-bit deployment", "[model]") {
+  const StepBreakdown a = make(roofline(true), DType::bf16).prefill_breakdown(1, 512);
+  const StepBreakdown b = make(roofline(false), DType::bf16).prefill_breakdown(1, 512);
+  CHECK(op(a, "experts").time_s == Approx(op(b, "experts").time_s));
+  CHECK(op(a, "experts").cost.weight_bytes == Approx(op(b, "experts").cost.weight_bytes));
+}
+
+TEST_CASE("tensorrt-llm-0.9 is the one committed stack without FP8 experts", "[unit]") {
+  const auto& cat = test::project_catalog().catalog;
+  const StackSpec* v09 = cat.find_stack("tensorrt-llm-0.9");
+  const StackSpec* now = cat.find_stack("tensorrt-llm");
+  const StackSpec* vllm = cat.find_stack("vllm");
+  REQUIRE(v09 != nullptr);
+  REQUIRE(now != nullptr);
+  REQUIRE(vllm != nullptr);
+  const auto gpu = static_cast<size_t>(HwClass::gpu);
+  CHECK_FALSE(v09->per_class[gpu].fp8_expert_gemm);
+  CHECK(now->per_class[gpu].fp8_expert_gemm);
+  CHECK(vllm->per_class[gpu].fp8_expert_gemm);
+}
+
+namespace {
+
+// gpt-fast's eager decode (pytorch.org/blog/accelerating-generative-ai-2/): 25.5 tok/s eager,
+// 107.0 tok/s compiled with a static KV cache, Llama-2-7B on one A100. The difference is the CPU
+// dispatch of the ops one eager token issues in gpt-fast's model.py: 80 per block x 32 blocks
+// + 31 outside them.
+constexpr double kOpsPerBlock = 80;
+constexpr double kOpsPerStep = 31;
+constexpr double kBlocks = 32;
+const double kDispatchPerOp = (1 / 25.5 - 1 / 107.0) / (kBlocks * kOpsPerBlock + kOpsPerStep);
+
+}  // namespace
+
+TEST_CASE("eager PyTorch's dispatch cost is gpt-fast's eager minus compiled time per op",
+          "[model]") {
+  // By hand: (39.216 - 9.346) ms / 2591 ops = 11.53 us an op.
+  CHECK(kDispatchPerOp == Approx(11.528e-6).epsilon(1e-3));
+  const StackSpec* pt = test::project_catalog().catalog.find_stack("pytorch");
+  REQUIRE(pt != nullptr);
+  const StackEfficiency& e = pt->per_class[static_cast<size_t>(HwClass::gpu)];
+  // The roofline prices 9 kernels a block and 3 a step for an unfused eager stack.
+  CHECK(e.kernel_overhead_s == Approx(kDispatchPerOp * kOpsPerBlock / 9).epsilon(1e-3));
+  CHECK(e.step_overhead_s ==
+        Approx(kDispatchPerOp * (kOpsPerStep - 3 * kOpsPerBlock / 9)).epsilon(1e-3));
+  CHECK_FALSE(e.fused_elementwise);
+  // Eager mode streams the weights with the kernels a CUDA graph replays.
+  const StackSpec* graph = test::project_catalog().catalog.find_stack("pytorch-cuda-graph");
+  REQUIRE(graph != nullptr);
+  CHECK(e.weight_bandwidth_fraction ==
+        graph->per_class[static_cast<size_t>(HwClass::gpu)].weight_bandwidth_fraction);
+
+  // A 32-block Llama shape on the pytorch stack: the overheads a decode step adds up to are
+  // 2591 ops x c = 29.87 ms, what the blog's two rates differ by.
+  ModelSpec m = tiny_moe();
+  m.moe = {};
+  m.layers = 32;
+  m.position = PositionKind::rotary;
+  HardwareSpec h = fp8_gpu();
+  Deployment d;
+  d.precision = {DType::bf16, DType::bf16, DType::bf16};
+  auto p = PerfModel::create(m, h, *pt, d);
+  REQUIRE(p.ok());
+  const StepBreakdown step = p.value().decode_breakdown(1, 100);
+  double overhead = step.step_overhead_s;
+  for (const auto& o : step.ops) overhead += o.overhead_s;
+  CHECK(overhead == Approx(1 / 25.5 - 1 / 107.0).epsilon(1e-3));
+  CHECK(overhead == Approx(29.87e-3).epsilon(1e-3));
+}
