@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include "tmp_path.hpp"
 
 namespace {
 
@@ -209,7 +210,7 @@ TEST_CASE("catalog: list and show with sources", "[golden]") {
 TEST_CASE("report: the plan as Markdown with the sources it rests on, written whole", "[golden]") {
   const std::string spec =
       std::string(INFERCAP_SOURCE_DIR) + "/data/examples/doc-summarisation.yaml";
-  const std::string out = "/tmp/infercap-test-report.md";
+  const std::string out = infercap::testing::tmp_path("infercap-test-report.md");
   std::remove(out.c_str());
   const Run r = run("report " + spec + " -o " + out, true);
   REQUIRE(r.rc == 0);

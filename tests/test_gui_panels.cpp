@@ -15,6 +15,7 @@
 #include "app.hpp"
 #include "infercap/spec/scenario.hpp"
 #include "plot.hpp"
+#include "tmp_path.hpp"
 
 using namespace infercap;
 using namespace infercap::gui;
@@ -385,7 +386,7 @@ TEST_CASE("panels: Plan shows the sensitivity, the fleet's error band and export
   }
 
   // Export report: on the worker; the window says where it went, or why not.
-  const std::string out = "/tmp/infercap-panel-report.md";
+  const std::string out = infercap::testing::tmp_path("infercap-panel-report.md");
   std::remove(out.c_str());
   REQUIRE(start_report_export(app, out, report::Lang::en));
   app.report_job.wait();

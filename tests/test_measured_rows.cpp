@@ -11,6 +11,7 @@
 #include "measured_hardware.hpp"
 #include "measurements.hpp"
 #include "residuals.hpp"
+#include "tmp_path.hpp"
 
 using namespace infercap;
 
@@ -124,7 +125,7 @@ TEST_CASE("peak FLOP/cycle per core from the CPUID vendor and flags", "[calib]")
 }
 
 TEST_CASE("serving and static-batch rows map to cases with their mode, TP and replicas", "[unit]") {
-  const std::string path = "/tmp/infercap-test-serving-rows.csv";
+  const std::string path = infercap::testing::tmp_path("infercap-test-serving-rows.csv");
   {
     std::ofstream f(path);
     f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
@@ -172,7 +173,7 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
   const Residual t = cli::residual_of(c, "s", 3);
   CHECK(t.quantity == ErrorQuantity::prefill);
   CHECK(t.log_time_ratio == Approx(std::log(1.5)));
-  const std::string path = "/tmp/infercap-test-residuals.csv";
+  const std::string path = infercap::testing::tmp_path("infercap-test-residuals.csv");
   {
     std::ofstream f(path);
     f << cli::residuals_csv_header("test") << cli::residuals_csv_row(r)

@@ -10,6 +10,7 @@
 #include "infercap/spec/catalog.hpp"
 #include "infercap/stack_fit.hpp"
 #include "measurements.hpp"
+#include "tmp_path.hpp"
 
 using namespace infercap;
 
@@ -20,7 +21,7 @@ const std::string kHeader =
     "metric,value,unit,stack,notes,tp,serving_mode,request_rate,max_batch,input_len_points,pp\n";
 
 std::vector<cli::MeasurementRow> read_rows(const std::string& body, spec::Diagnostics& d) {
-  const std::string path = "/tmp/infercap-test-mlperf-rows.csv";
+  const std::string path = infercap::testing::tmp_path("infercap-test-mlperf-rows.csv");
   {
     std::ofstream f(path);
     f << kHeader << body;
@@ -123,7 +124,7 @@ TEST_CASE("max-rate rows: a Poisson run with at least one limit, the stated rate
   const std::string row =
       "x,h100-sxm,8,,llama-2-70b,,FP8,300,290,,max_rate_output_tokens_per_s,"
       "21605,tokens/s,TensorRT-LLM,,2,";
-  const std::string path = "/tmp/infercap-test-mlperf-max-rate.csv";
+  const std::string path = infercap::testing::tmp_path("infercap-test-mlperf-max-rate.csv");
   {
     std::ofstream f(path);
     f << head << "R-1," << row << "rate,,2,0.2\n"  // no rate: searched

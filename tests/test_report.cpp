@@ -19,6 +19,7 @@
 #include "infercap/spec/scenario.hpp"
 #include "messages.hpp"
 #include "process_fixture.hpp"
+#include "tmp_path.hpp"
 
 using namespace infercap;
 using namespace infercap::report;
@@ -411,7 +412,7 @@ TEST_CASE("XLSX report: BOM and TCO as live formulas whose cached values recompu
   ReportOptions o = options(Lang::en);
   o.run_sensitivity = false;
   const Document d = build_document(s.in, s.plan, o);
-  const std::string path = "/tmp/infercap-test-report.xlsx";
+  const std::string path = infercap::testing::tmp_path("infercap-test-report.xlsx");
   auto w = render_to_path(d, path);
   REQUIRE(w);
   CHECK(*w == Format::xlsx);
@@ -489,8 +490,8 @@ TEST_CASE("PDF report: pages, contents, page numbers, embedded fonts, Chinese te
     ReportOptions o = options(lang);
     o.run_sensitivity = false;
     const Document d = build_document(s.in, s.plan, o);
-    const std::string path =
-        std::string("/tmp/infercap-test-report-") + (lang == Lang::zh ? "zh" : "en") + ".pdf";
+    const std::string path = std::string(infercap::testing::tmp_path("infercap-test-report-")) +
+                             (lang == Lang::zh ? "zh" : "en") + ".pdf";
     auto pages = write_pdf(d, path);
     REQUIRE(pages);
     CHECK(*pages >= 9);  // a contents page, then every section on its own page(s)
@@ -537,7 +538,7 @@ TEST_CASE("report command: format by extension, language and currency, clear err
       std::string("INFERCAP_DATA_DIR='") + kData + "' '" + INFERCAP_CLI_PATH + "' ";
   const std::string spec = kData + "/examples/support-bot.yaml";
   int rc = -1;
-  const std::string out = "/tmp/infercap-test-report-cli.html";
+  const std::string out = infercap::testing::tmp_path("infercap-test-report-cli.html");
   std::remove(out.c_str());
   run_command(cli + "report " + spec + " -o " + out + " --lang zh --no-sensitivity 2>&1", &rc);
   CHECK(rc == 0);
@@ -585,7 +586,8 @@ TEST_CASE("report of an infeasible plan: says why and what would fix it, in ever
   REQUIRE(zh.sections[0].blocks.size() >= 3);
   CHECK(zh.sections[0].blocks[2].items.front() == plan->infeasible_reason);
   for (const char* ext : {".md", ".html", ".pdf", ".xlsx"}) {
-    const std::string path = std::string("/tmp/infercap-test-infeasible") + ext;
+    const std::string path =
+        std::string(infercap::testing::tmp_path("infercap-test-infeasible")) + ext;
     INFO(ext);
     CHECK(render_to_path(doc, path));
     std::remove(path.c_str());

@@ -12,6 +12,7 @@
 #include "infercap/stack_fit.hpp"
 #include "measurements.hpp"
 #include "serving_doubles.hpp"
+#include "tmp_path.hpp"
 
 using namespace infercap;
 using namespace infercap::testing;
@@ -82,7 +83,7 @@ TEST_CASE("per-token ITL: its mean is the per-request TPOT mean; its P99 sees pr
 
 TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as stated",
           "[unit]") {
-  const std::string path = "/tmp/infercap-test-serving-validation.csv";
+  const std::string path = infercap::testing::tmp_path("infercap-test-serving-validation.csv");
   {
     std::ofstream f(path);
     f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
@@ -254,7 +255,7 @@ TEST_CASE("serving rows: TensorRT-LLM FP8 rows without a KV format get ModelOpt'
   // ModelOpt FP8 checkpoints export kv_cache_quant_algo FP8 beside quant_algo FP8 and
   // TensorRT-LLM applies it, so an FP8 TensorRT-LLM row that states no KV format runs an FP8
   // cache; a stated format wins; 16-bit rows and other stacks keep a 16-bit cache.
-  const std::string path = "/tmp/infercap-test-serving-trt-kv.csv";
+  const std::string path = infercap::testing::tmp_path("infercap-test-serving-trt-kv.csv");
   {
     std::ofstream f(path);
     f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"

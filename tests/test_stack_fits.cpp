@@ -12,6 +12,7 @@
 #include "catalog_fixture.hpp"
 #include "infercap/stack_fit_params.hpp"
 #include "measurements.hpp"
+#include "tmp_path.hpp"
 
 using namespace infercap;
 
@@ -91,7 +92,7 @@ TEST_CASE("on the datasheet roofline a batch-1 step streams the weights at peak 
 
 TEST_CASE("static-batch rows: itl is TPOT, throughput kept in tokens/s, a stated KV format",
           "[unit]") {
-  const std::string path = "/tmp/infercap-test-static-rows.csv";
+  const std::string path = infercap::testing::tmp_path("infercap-test-static-rows.csv");
   {
     std::ofstream f(path);
     f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
