@@ -178,6 +178,55 @@ TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
   CHECK(llamacpp_cpu_kernels(DType::fp32, amx).decode == CpuKernel::fp32_fma);
 }
 
+TEST_CASE("a Q4_0 file's output tensor: Q6_K, or Q8_0 where hidden is not a multiple of 256",
+          "[model]") {
+  const CpuTopology avx2 = *avx2_cpu().cpu, vnni = *vnni_cpu().cpu;
+  // Q6_K: (128 + 64 + 16 + 2) B per 256 weights = 0.8203 B; AVX2 dot code with no VNNI path.
+  const CpuOutputTensor q6 = llamacpp_output_tensor(DType::q4_0, 4096, vnni);
+  CHECK(q6.bytes_per_weight == Approx(210.0 / 256));
+  CHECK(q6.decode == CpuKernel::int8_maddubs);
+  // Qwen2.5-0.5B: 896 = 3.5 x 256, demoted to Q8_0 (34 B per 32), VNNI where present.
+  const CpuOutputTensor q8 = llamacpp_output_tensor(DType::q4_0, 896, vnni);
+  CHECK(q8.bytes_per_weight == Approx(34.0 / 32));
+  CHECK(q8.decode == CpuKernel::int8_vnni);
+  CHECK(llamacpp_output_tensor(DType::int4, 896, avx2).decode == CpuKernel::int8_maddubs);
+  // Every other format keeps one format throughout (Q4_K_M's 4.85 bits already average it in).
+  CHECK(llamacpp_output_tensor(DType::q8_0, 4096, vnni).bytes_per_weight == 0);
+  CHECK(llamacpp_output_tensor(DType::q4_k_m, 4096, vnni).bytes_per_weight == 0);
+  CHECK(llamacpp_output_tensor(DType::fp16, 4096, vnni).bytes_per_weight == 0);
+}
+
+TEST_CASE("a Q4_0 decode step streams its Q6_K lm_head on the VPMADDUBSW dot loop", "[model]") {
+  // model_1b (hidden 2048, vocab 32000) in Q4_0 on one thread of vnni_cpu(), bandwidth that never
+  // binds: the lm_head is Q6_K, 2048 x 32000 x 210/256 B, and its dot loop runs at
+  // 4e9 x 64 (int8_maddubs, 2 x 32) x 0.4 / 2 = 51.2e9 weights/s, not the repacked kernel's
+  // 4e9 x 128 (VNNI on f = 32: 4 x 32) x 0.4 / 2 = 102.4e9.
+  ModelSpec m = model_1b();
+  StackSpec s = isa_stack();
+  s.for_class(HwClass::cpu).kernel_overhead_s = 0;
+  HardwareSpec h = vnni_cpu();
+  h.cpu->per_core_bandwidth_bytes_per_s = 1e12;
+  h.memory_bandwidth_bytes_per_s = 1e13;
+  Deployment d = dep(DType::q4_0);
+  d.cpu.threads_per_socket = 1;
+  auto p = PerfModel::create(m, h, s, d);
+  REQUIRE(p.ok());
+  const double lm_weights = 2048.0 * 32000;
+  for (const auto& o : p->decode_breakdown(1, 0).ops) {
+    if (o.cost.name == "lm_head") {
+      CHECK(o.cost.weight_bytes == Approx(lm_weights * 210 / 256));
+      CHECK(o.issue_s == Approx(lm_weights / 51.2e9));
+    }
+    if (o.cost.name == "ffn_up") {
+      CHECK(o.cost.weight_bytes == Approx(2.0 * 2048 * 8192 * m.layers * 18 / 32));
+      CHECK(o.issue_s == Approx(2.0 * 2048 * 8192 * m.layers / 102.4e9));
+    }
+  }
+  // The memory report counts the lm_head in Q6_K too: total_params x 18/32 + its extra bytes.
+  const double q4 = total_params(m) * 18 / 32;
+  CHECK(p->memory(1, 0).weights_bytes == Approx(q4 + lm_weights * (210.0 / 256 - 18.0 / 32)));
+}
+
 TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[model]") {
   const ModelSpec m = model_1b();
   const StackSpec s = isa_stack();

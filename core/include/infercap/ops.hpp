@@ -37,6 +37,9 @@ struct OpCost {
   double kernels = 0;      ///< kernel launches (overhead count)
   double gemm_m = 0;       ///< rows of the GEMM (tokens in flight), for the small-M efficiency ramp
   double collectives = 0;  ///< link round trips (latency count)
+  /// Issue time per weight relative to the step's weight format (the issue rate is resolved for
+  /// that one): a tensor stored in another format, run by another kernel, takes this multiple.
+  double issue_scale = 1;
 };
 
 /// One operator's time and what bound it.
