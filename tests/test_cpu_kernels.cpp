@@ -317,3 +317,39 @@ TEST_CASE("decode dot loop: a thread's loads its loop does not hide add to the l
   // (plus the step's 2048 + 2 x 8192 fp32 activations, 0.2% of it)
   CHECK(mem == Approx(2.0 * 2048 * 8192 * q.m.layers * 34 / 32 / bw1).epsilon(5e-3));
 }
+
+TEST_CASE("a calibrated GEMV's share of the read stream also applies to the cache stream",
+          "[model]") {
+  // model_1b in bf16 on two threads of avx2_cpu() with a profile: DRAM bw(2) = 20 GB/s x
+  // (1 - e^-4); the bf16 GEMV streamed at 0.75 of it; a cache plateau of 60 GB/s that holds the
+  // weights. A stack with fractions 1 and no overheads.
+  const ModelSpec m = model_1b();
+  const HardwareSpec h = avx2_cpu();
+  const StackSpec s;
+  Deployment d = dep(DType::bf16);
+  d.cpu.threads_per_socket = 2;
+  CalibrationProfile p;
+  p.threads = 2;
+  p.bandwidth = {20e9, 0.5, 0, 0};
+  const double stream = 20e9 * (1 - std::exp(-4.0));
+  at(p.gemv_bandwidth_bytes_per_s, ComputeType::bf16) = 0.75 * stream;
+  auto dram = PerfModel::create(m, h, s, d, &p);
+  REQUIRE(dram.ok());
+  CHECK(dram->rates().weight_bw == Approx(0.75 * stream));
+  // The weights fit the cache: the kernel reaches 0.75 of the cache stream, 45 GB/s, not 60.
+  p.cache_bytes = 1e12;
+  p.cache_bandwidth_bytes_per_s = 60e9;
+  auto cached = PerfModel::create(m, h, s, d, &p);
+  REQUIRE(cached.ok());
+  CHECK(cached->rates().weight_bw == Approx(0.75 * 60e9));
+  // F16 weights with no fp16 GEMV in the profile (the CPU backend measures bf16) take bf16's.
+  d.precision.weights = DType::fp16;
+  auto f16 = PerfModel::create(m, h, s, d, &p);
+  REQUIRE(f16.ok());
+  CHECK(f16->rates().weight_bw == Approx(0.75 * 60e9));
+  // An fp16 GEMV of its own wins: 0.5 of the stream.
+  at(p.gemv_bandwidth_bytes_per_s, ComputeType::fp16) = 0.5 * stream;
+  auto own = PerfModel::create(m, h, s, d, &p);
+  REQUIRE(own.ok());
+  CHECK(own->rates().weight_bw == Approx(0.5 * 60e9));
+}

@@ -277,6 +277,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   // Calibration measured decode GEMV for this weight format: weights stream at that kernel's
   // rate, not the plain read stream's. Applied as the GEMV/stream ratio at the profile's threads,
   // so the thread, SMT, VM and NUMA factors above still hold.
+  double gemv_ratio = 1;
   if (profile != nullptr && !stack.datasheet_peaks &&
       profile->bandwidth.asymptote_bytes_per_s > 0) {
     ComputeType storage = ComputeType::bf16;
@@ -303,6 +304,10 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       default:
         break;
     }
+    // A profile without an fp16 GEMV (the CPU backend measures bf16) takes the bf16 one: the same
+    // 2-byte weights widened to fp32 before the multiply-add.
+    if (storage == ComputeType::fp16 && at(profile->gemv_bandwidth_bytes_per_s, storage) <= 0)
+      storage = ComputeType::bf16;
     double gemv = at(profile->gemv_bandwidth_bytes_per_s, storage);
     // Rates measured at several row lengths: interpolate in log k at the hidden size (most
     // projections' k), clamped to the measured range.
@@ -324,7 +329,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       if (pts.size() == 1) gemv = pts[0].second;
     }
     const double stream = profile->bandwidth.at(profile->threads > 0 ? profile->threads : 1);
-    if (gemv > 0 && stream > 0) r.weight_bw *= gemv / stream;
+    if (gemv > 0 && stream > 0) gemv_ratio = gemv / stream;
+    r.weight_bw *= gemv_ratio;
   }
   m.weight_bytes_per_element_ = bytes_per_element(dep.precision.weights);
   m.weight_bytes_dev_ =
@@ -345,7 +351,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       double cache_bw = profile->cache_bandwidth_bytes_per_s;
       if (hw.hw_class == HwClass::cpu && hw.cpu && threads > 0 && profile->threads > 0)
         cache_bw *= std::min<double>(threads, hw.cpu->cores) / profile->threads;
-      r.weight_bw = std::max(r.weight_bw, cache_bw * eff.weight_bandwidth_fraction);
+      // The GEMV kernel reaches the same share of the cache stream as of the DRAM one.
+      r.weight_bw = std::max(r.weight_bw, cache_bw * eff.weight_bandwidth_fraction * gemv_ratio);
     }
   }
   if (r.weight_bw <= 0 || r.gemm_flops <= 0 || r.attn_flops <= 0) {

@@ -27,7 +27,9 @@ enum class CpuKernel : unsigned char {
   /// ggml's repacked 4-bit kernels (repack.cpp: Q4_0 and Q4_K interleaved 8 rows x 8 bytes,
   /// ggml_gemm / ggml_gemv_q4_0_8x8_q8_0): VPDPBUSD (else VPMADDUBSW) on zmm where AVX-512
   /// exists, which is twice the 256-bit dot code's rate only where the core has two 512-bit
-  /// integer pipes (Zen 5)
+  /// integer pipes (Zen 5). The decode GEMV (gemv_q4_b32_8x8_q8_0_lut_avx) is __m256i code in
+  /// the build measured here; the same rate stands in for it, its efficiency not being modelled
+  /// apart from the per-row dot loops' (docs/model.md)
   int8_repack,
 };
 inline constexpr int kCpuKernelCount = 8;
