@@ -6,6 +6,7 @@
 
 #include "infercap/cpu_kernels.hpp"
 #include "infercap/perf.hpp"
+#include "infercap/stack_fit.hpp"
 
 using namespace infercap;
 
@@ -352,4 +353,45 @@ TEST_CASE("a calibrated GEMV's share of the read stream also applies to the cach
   auto own = PerfModel::create(m, h, s, d, &p);
   REQUIRE(own.ok());
   CHECK(own->rates().weight_bw == Approx(0.5 * 60e9));
+}
+
+TEST_CASE("a benchmark case carries its hardware's profile into every prediction of it",
+          "[model]") {
+  // The fit and its leave-one-out call predict_case without a profile; a case that names one
+  // (validate --calibration) is predicted with it there too, as in the per-row table. Decode of
+  // model_1b in bf16 on one thread of avx2_cpu(): with a profile whose stream is 5 GB/s the
+  // weights but the embedding take 2 B each / 5e9 s a token (a stack with fractions 1, no
+  // overheads).
+  BenchCase c;
+  c.id = "t";
+  c.model = model_1b();
+  c.hardware = avx2_cpu();
+  c.deployment = dep(DType::bf16);
+  c.deployment.cpu.threads_per_socket = 1;
+  c.metric = BenchMetric::generation_tokens_per_s;
+  c.output_tokens = 16;
+  c.measured = 1;
+  const StackSpec s;
+  CalibrationProfile p;
+  p.threads = 1;
+  p.bandwidth = {5e9 / (1 - std::exp(-1.0)), 1.0, 0, 0};  // bw(1) = 5 GB/s
+  auto bare = predict_case(c, s);
+  auto given = predict_case(c, s, &p);
+  REQUIRE(bare.ok());
+  REQUIRE(given.ok());
+  // Without it: the entry's curve, 100 GB/s x 0.80 x (1 - e^(-20/80)) = 17.7 GB/s at one thread.
+  CHECK(*given < 0.5 * *bare);
+  // A token streams every weight but the embedding table (one row of it is read).
+  const double streamed = total_params(c.model) - 32000.0 * 2048;
+  CHECK(*given == Approx(5e9 / (2.0 * streamed)).epsilon(0.02));
+  c.profile = &p;
+  auto carried = predict_case(c, s);
+  REQUIRE(carried.ok());
+  CHECK(*carried == Approx(*given));
+  // A profile passed explicitly still wins over the case's own.
+  CalibrationProfile q = p;
+  q.bandwidth = {10e9 / (1 - std::exp(-1.0)), 1.0, 0, 0};
+  auto other = predict_case(c, s, &q);
+  REQUIRE(other.ok());
+  CHECK(*other == Approx(2 * *given).epsilon(0.02));
 }

@@ -93,6 +93,9 @@ struct BenchCase {
   /// The engine's KV admission policy (ServingConfig::reserve_full_sequence): true for
   /// TensorRT-LLM, whose default capacity scheduler is GUARANTEED_NO_EVICT.
   bool reserve_full_sequence = false;
+  /// The calibration profile of the row's hardware (validate --calibration), used wherever the
+  /// case is predicted without one given, the fit included; null = the hardware entry alone.
+  const CalibrationProfile* profile = nullptr;
 };
 
 /// The model's value of the case's metric under `stack`.
