@@ -439,6 +439,9 @@ int run_validate(const ValidateArgs& a) {
       if (m.bench) m.bench->reserve_full_sequence = reserves_full_sequence(m.stack_name);
     }
     if (fitting) {
+      // The fit and its leave-one-out predict each row as the per-row tables do, with its
+      // hardware's profile.
+      if (m.bench) m.bench->profile = profile_for(m.bench->hardware);
       if (fit_base) fit_rows.add(m, *fit_base);
       return;
     }

@@ -120,7 +120,8 @@ done
   echo "(\`data/measurements/xeon-amx-vm-2c-llamabench.csv\`, a Xeon with llama.cpp built without AMX;"
   echo "\`data/measurements/epyc-zen5-vm-2c-llamabench.csv\`, an EPYC Zen 5; 1 and 2 threads);"
   echo "leave-one-device-out refits without each CPU and predicts it: the error to expect on a CPU"
-  echo "with no rows."
+  echo "with no rows (the two VMs' rows, in the fit and out of it, with their calibration profiles:"
+  echo "a calibrated machine without llama-bench rows)."
   echo
   echo '```'
   "$BIN" validate "${CPU[@]}" --fit llama.cpp --cross-validate | grep -v '^gpu'

@@ -6,6 +6,7 @@
 
 #include "infercap/cpu_kernels.hpp"
 #include "infercap/perf.hpp"
+#include "infercap/stack_fit.hpp"
 
 using namespace infercap;
 
@@ -178,6 +179,55 @@ TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
   CHECK(llamacpp_cpu_kernels(DType::fp32, amx).decode == CpuKernel::fp32_fma);
 }
 
+TEST_CASE("a Q4_0 file's output tensor: Q6_K, or Q8_0 where hidden is not a multiple of 256",
+          "[model]") {
+  const CpuTopology avx2 = *avx2_cpu().cpu, vnni = *vnni_cpu().cpu;
+  // Q6_K: (128 + 64 + 16 + 2) B per 256 weights = 0.8203 B; AVX2 dot code with no VNNI path.
+  const CpuOutputTensor q6 = llamacpp_output_tensor(DType::q4_0, 4096, vnni);
+  CHECK(q6.bytes_per_weight == Approx(210.0 / 256));
+  CHECK(q6.decode == CpuKernel::int8_maddubs);
+  // Qwen2.5-0.5B: 896 = 3.5 x 256, demoted to Q8_0 (34 B per 32), VNNI where present.
+  const CpuOutputTensor q8 = llamacpp_output_tensor(DType::q4_0, 896, vnni);
+  CHECK(q8.bytes_per_weight == Approx(34.0 / 32));
+  CHECK(q8.decode == CpuKernel::int8_vnni);
+  CHECK(llamacpp_output_tensor(DType::int4, 896, avx2).decode == CpuKernel::int8_maddubs);
+  // Every other format keeps one format throughout (Q4_K_M's 4.85 bits already average it in).
+  CHECK(llamacpp_output_tensor(DType::q8_0, 4096, vnni).bytes_per_weight == 0);
+  CHECK(llamacpp_output_tensor(DType::q4_k_m, 4096, vnni).bytes_per_weight == 0);
+  CHECK(llamacpp_output_tensor(DType::fp16, 4096, vnni).bytes_per_weight == 0);
+}
+
+TEST_CASE("a Q4_0 decode step streams its Q6_K lm_head on the VPMADDUBSW dot loop", "[model]") {
+  // model_1b (hidden 2048, vocab 32000) in Q4_0 on one thread of vnni_cpu(), bandwidth that never
+  // binds: the lm_head is Q6_K, 2048 x 32000 x 210/256 B, and its dot loop runs at
+  // 4e9 x 64 (int8_maddubs, 2 x 32) x 0.4 / 2 = 51.2e9 weights/s, not the repacked kernel's
+  // 4e9 x 128 (VNNI on f = 32: 4 x 32) x 0.4 / 2 = 102.4e9.
+  ModelSpec m = model_1b();
+  StackSpec s = isa_stack();
+  s.for_class(HwClass::cpu).kernel_overhead_s = 0;
+  HardwareSpec h = vnni_cpu();
+  h.cpu->per_core_bandwidth_bytes_per_s = 1e12;
+  h.memory_bandwidth_bytes_per_s = 1e13;
+  Deployment d = dep(DType::q4_0);
+  d.cpu.threads_per_socket = 1;
+  auto p = PerfModel::create(m, h, s, d);
+  REQUIRE(p.ok());
+  const double lm_weights = 2048.0 * 32000;
+  for (const auto& o : p->decode_breakdown(1, 0).ops) {
+    if (o.cost.name == "lm_head") {
+      CHECK(o.cost.weight_bytes == Approx(lm_weights * 210 / 256));
+      CHECK(o.issue_s == Approx(lm_weights / 51.2e9));
+    }
+    if (o.cost.name == "ffn_up") {
+      CHECK(o.cost.weight_bytes == Approx(2.0 * 2048 * 8192 * m.layers * 18 / 32));
+      CHECK(o.issue_s == Approx(2.0 * 2048 * 8192 * m.layers / 102.4e9));
+    }
+  }
+  // The memory report counts the lm_head in Q6_K too: total_params x 18/32 + its extra bytes.
+  const double q4 = total_params(m) * 18 / 32;
+  CHECK(p->memory(1, 0).weights_bytes == Approx(q4 + lm_weights * (210.0 / 256 - 18.0 / 32)));
+}
+
 TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[model]") {
   const ModelSpec m = model_1b();
   const StackSpec s = isa_stack();
@@ -267,4 +317,81 @@ TEST_CASE("decode dot loop: a thread's loads its loop does not hide add to the l
   const double bw1 = 1e12 * (1 - std::exp(-10e9 / 1e12));
   // (plus the step's 2048 + 2 x 8192 fp32 activations, 0.2% of it)
   CHECK(mem == Approx(2.0 * 2048 * 8192 * q.m.layers * 34 / 32 / bw1).epsilon(5e-3));
+}
+
+TEST_CASE("a calibrated GEMV's share of the read stream also applies to the cache stream",
+          "[model]") {
+  // model_1b in bf16 on two threads of avx2_cpu() with a profile: DRAM bw(2) = 20 GB/s x
+  // (1 - e^-4); the bf16 GEMV streamed at 0.75 of it; a cache plateau of 60 GB/s that holds the
+  // weights. A stack with fractions 1 and no overheads.
+  const ModelSpec m = model_1b();
+  const HardwareSpec h = avx2_cpu();
+  const StackSpec s;
+  Deployment d = dep(DType::bf16);
+  d.cpu.threads_per_socket = 2;
+  CalibrationProfile p;
+  p.threads = 2;
+  p.bandwidth = {20e9, 0.5, 0, 0};
+  const double stream = 20e9 * (1 - std::exp(-4.0));
+  at(p.gemv_bandwidth_bytes_per_s, ComputeType::bf16) = 0.75 * stream;
+  auto dram = PerfModel::create(m, h, s, d, &p);
+  REQUIRE(dram.ok());
+  CHECK(dram->rates().weight_bw == Approx(0.75 * stream));
+  // The weights fit the cache: the kernel reaches 0.75 of the cache stream, 45 GB/s, not 60.
+  p.cache_bytes = 1e12;
+  p.cache_bandwidth_bytes_per_s = 60e9;
+  auto cached = PerfModel::create(m, h, s, d, &p);
+  REQUIRE(cached.ok());
+  CHECK(cached->rates().weight_bw == Approx(0.75 * 60e9));
+  // F16 weights with no fp16 GEMV in the profile (the CPU backend measures bf16) take bf16's.
+  d.precision.weights = DType::fp16;
+  auto f16 = PerfModel::create(m, h, s, d, &p);
+  REQUIRE(f16.ok());
+  CHECK(f16->rates().weight_bw == Approx(0.75 * 60e9));
+  // An fp16 GEMV of its own wins: 0.5 of the stream.
+  at(p.gemv_bandwidth_bytes_per_s, ComputeType::fp16) = 0.5 * stream;
+  auto own = PerfModel::create(m, h, s, d, &p);
+  REQUIRE(own.ok());
+  CHECK(own->rates().weight_bw == Approx(0.5 * 60e9));
+}
+
+TEST_CASE("a benchmark case carries its hardware's profile into every prediction of it",
+          "[model]") {
+  // The fit and its leave-one-out call predict_case without a profile; a case that names one
+  // (validate --calibration) is predicted with it there too, as in the per-row table. Decode of
+  // model_1b in bf16 on one thread of avx2_cpu(): with a profile whose stream is 5 GB/s the
+  // weights but the embedding take 2 B each / 5e9 s a token (a stack with fractions 1, no
+  // overheads).
+  BenchCase c;
+  c.id = "t";
+  c.model = model_1b();
+  c.hardware = avx2_cpu();
+  c.deployment = dep(DType::bf16);
+  c.deployment.cpu.threads_per_socket = 1;
+  c.metric = BenchMetric::generation_tokens_per_s;
+  c.output_tokens = 16;
+  c.measured = 1;
+  const StackSpec s;
+  CalibrationProfile p;
+  p.threads = 1;
+  p.bandwidth = {5e9 / (1 - std::exp(-1.0)), 1.0, 0, 0};  // bw(1) = 5 GB/s
+  auto bare = predict_case(c, s);
+  auto given = predict_case(c, s, &p);
+  REQUIRE(bare.ok());
+  REQUIRE(given.ok());
+  // Without it: the entry's curve, 100 GB/s x 0.80 x (1 - e^(-20/80)) = 17.7 GB/s at one thread.
+  CHECK(*given < 0.5 * *bare);
+  // A token streams every weight but the embedding table (one row of it is read).
+  const double streamed = total_params(c.model) - 32000.0 * 2048;
+  CHECK(*given == Approx(5e9 / (2.0 * streamed)).epsilon(0.02));
+  c.profile = &p;
+  auto carried = predict_case(c, s);
+  REQUIRE(carried.ok());
+  CHECK(*carried == Approx(*given));
+  // A profile passed explicitly still wins over the case's own.
+  CalibrationProfile q = p;
+  q.bandwidth = {10e9 / (1 - std::exp(-1.0)), 1.0, 0, 0};
+  auto other = predict_case(c, s, &q);
+  REQUIRE(other.ok());
+  CHECK(*other == Approx(2 * *given).epsilon(0.02));
 }

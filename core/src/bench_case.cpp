@@ -255,7 +255,8 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
 
 Result<double> predict_case(const BenchCase& c, const StackSpec& stack,
                             const CalibrationProfile* profile) {
-  auto perf = PerfModel::create(c.model, c.hardware, stack, c.deployment, profile);
+  auto perf = PerfModel::create(c.model, c.hardware, stack, c.deployment,
+                                profile != nullptr ? profile : c.profile);
   if (!perf) return perf.error();
   if (is_serving_metric(c.metric)) return predict_serving(c, *perf, ServingCaseDefaults{});
   switch (c.metric) {

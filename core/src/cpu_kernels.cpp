@@ -92,4 +92,13 @@ CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu) {
   }
 }
 
+CpuOutputTensor llamacpp_output_tensor(DType weights, int hidden, const CpuTopology& cpu) {
+  if (weights != DType::q4_0 && weights != DType::int4) return {};
+  // Q6_K: 256 weights in 128 B of low nibbles + 64 B of high bits + 16 B of scales + 2 B of d;
+  // Q8_0: 32 weights in 32 B + a 2-byte scale.
+  constexpr int kQ6KBlock = 256;
+  if (hidden > 0 && hidden % kQ6KBlock == 0) return {210.0 / 256.0, CpuKernel::int8_maddubs};
+  return {34.0 / 32.0, cpu.avx512_vnni ? CpuKernel::int8_vnni : CpuKernel::int8_maddubs};
+}
+
 }  // namespace infercap

@@ -238,6 +238,18 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     // Decode: one multiply-add (2 ops) per weight per token in the family's dot loop.
     const double dot = quant ? eff.quantised_dot_fraction : eff.dot_fraction;
     isa_decode_ops = core_hz * isa_decode_ops * dot / 2.0;
+    // The output projection in its own format and kernel (a Q4_0 file's Q6_K or Q8_0 lm_head):
+    // its bytes, and its issue time relative to the weights' kernel, per weight.
+    const CpuOutputTensor out =
+        llamacpp_output_tensor(dep.precision.weights, model.hidden, engine_cpu);
+    const double out_ops = cpu_kernel_ops_per_cycle(hw, out.decode);
+    if (out.bytes_per_weight > 0 && out_ops > 0 && isa_decode_ops > 0) {
+      const double out_weights_per_s = core_hz * out_ops * eff.quantised_dot_fraction / 2.0;
+      m.lm_head_bytes_per_element_ = out.bytes_per_weight;
+      // eval_ops counts an op's weights as its bytes / the weights' bytes per element.
+      m.lm_head_issue_scale_ = bytes_per_element(dep.precision.weights) / out.bytes_per_weight *
+                               isa_decode_ops / out_weights_per_s;
+    }
   }
   r.link_bw = hw.link_bandwidth_bytes_per_s;
   r.link_latency = hw.link_latency_s > 0 ? hw.link_latency_s : kDefaultLinkLatencyS;
@@ -265,6 +277,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   // Calibration measured decode GEMV for this weight format: weights stream at that kernel's
   // rate, not the plain read stream's. Applied as the GEMV/stream ratio at the profile's threads,
   // so the thread, SMT, VM and NUMA factors above still hold.
+  double gemv_ratio = 1;
   if (profile != nullptr && !stack.datasheet_peaks &&
       profile->bandwidth.asymptote_bytes_per_s > 0) {
     ComputeType storage = ComputeType::bf16;
@@ -291,6 +304,10 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       default:
         break;
     }
+    // A profile without an fp16 GEMV (the CPU backend measures bf16) takes the bf16 one: the same
+    // 2-byte weights widened to fp32 before the multiply-add.
+    if (storage == ComputeType::fp16 && at(profile->gemv_bandwidth_bytes_per_s, storage) <= 0)
+      storage = ComputeType::bf16;
     double gemv = at(profile->gemv_bandwidth_bytes_per_s, storage);
     // Rates measured at several row lengths: interpolate in log k at the hidden size (most
     // projections' k), clamped to the measured range.
@@ -312,7 +329,17 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       if (pts.size() == 1) gemv = pts[0].second;
     }
     const double stream = profile->bandwidth.at(profile->threads > 0 ? profile->threads : 1);
-    if (gemv > 0 && stream > 0) r.weight_bw *= gemv / stream;
+    if (gemv > 0 && stream > 0) gemv_ratio = gemv / stream;
+    r.weight_bw *= gemv_ratio;
+  }
+  m.weight_bytes_per_element_ = bytes_per_element(dep.precision.weights);
+  m.weight_bytes_dev_ =
+      total_params(model) * bytes_per_element(dep.precision.weights) / (dep.tp * dep.pp);
+  if (m.lm_head_bytes_per_element_ > 0 && model.arch != ModelArch::encoder) {
+    m.weight_bytes_dev_ +=
+        static_cast<double>(model.vocab) * model.hidden *
+        (m.lm_head_bytes_per_element_ - bytes_per_element(dep.precision.weights)) /
+        (dep.tp * dep.pp);
   }
   // A model whose weights fit in the measured cache streams them at cache speed. The cache rate
   // was read on the profile's threads; each core reads its own slice, so on a CPU it scales with
@@ -320,13 +347,12 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   // host's LLC can measure a "cache" plateau at DRAM speed, and the model then must not run one
   // thread at two threads' rate (it did: 2x on few-thread decode of a 0.5B model).
   if (profile != nullptr && profile->cache_bandwidth_bytes_per_s > 0 && !stack.datasheet_peaks) {
-    const double w =
-        total_params(model) * bytes_per_element(dep.precision.weights) / (dep.tp * dep.pp);
-    if (w < profile->cache_bytes) {
+    if (m.weight_bytes_dev_ < profile->cache_bytes) {
       double cache_bw = profile->cache_bandwidth_bytes_per_s;
       if (hw.hw_class == HwClass::cpu && hw.cpu && threads > 0 && profile->threads > 0)
         cache_bw *= std::min<double>(threads, hw.cpu->cores) / profile->threads;
-      r.weight_bw = std::max(r.weight_bw, cache_bw * eff.weight_bandwidth_fraction);
+      // The GEMV kernel reaches the same share of the cache stream as of the DRAM one.
+      r.weight_bw = std::max(r.weight_bw, cache_bw * eff.weight_bandwidth_fraction * gemv_ratio);
     }
   }
   if (r.weight_bw <= 0 || r.gemm_flops <= 0 || r.attn_flops <= 0) {
@@ -338,9 +364,6 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
         fmt::format("tp: {} needs a device link, but hardware '{}' lists none", dep.tp, hw.name)};
   }
 
-  m.weight_bytes_per_element_ = bytes_per_element(dep.precision.weights);
-  m.weight_bytes_dev_ =
-      total_params(model) * bytes_per_element(dep.precision.weights) / (dep.tp * dep.pp);
   // KV heads split across tensor-parallel ranks, replicated once there are fewer heads than ranks;
   // the MLA latent is replicated on every rank.
   double kv_share = 1.0;
@@ -375,7 +398,7 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is
     double issue_s = 0;
     const bool is_gemm = o.kind == OpKind::gemm || o.kind == OpKind::expert_gemm;
     if (r.weights_per_s > 0 && is_gemm) {
-      issue_s = o.weight_bytes / weight_bytes_per_element_ / r.weights_per_s;
+      issue_s = o.weight_bytes / weight_bytes_per_element_ / r.weights_per_s * o.issue_scale;
     }
     double compute_used = compute_s;
     double serial_s = 0;  // the part of the dot loop its loads do not hide
@@ -592,6 +615,10 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     // Only the last position of each sequence needs logits.
     const double vocab_d = md.vocab / tp;
     gemm("lm_head", OpKind::gemm, B, h, vocab_d, h * vocab_d, 1, 1);
+    if (lm_head_bytes_per_element_ > 0) {
+      ops[static_cast<size_t>(n - 1)].weight_bytes = h * vocab_d * lm_head_bytes_per_element_;
+      ops[static_cast<size_t>(n - 1)].issue_scale = lm_head_issue_scale_;
+    }
   }
   if (dep_.pp > 1) {
     OpCost o;

@@ -27,7 +27,9 @@ enum class CpuKernel : unsigned char {
   /// ggml's repacked 4-bit kernels (repack.cpp: Q4_0 and Q4_K interleaved 8 rows x 8 bytes,
   /// ggml_gemm / ggml_gemv_q4_0_8x8_q8_0): VPDPBUSD (else VPMADDUBSW) on zmm where AVX-512
   /// exists, which is twice the 256-bit dot code's rate only where the core has two 512-bit
-  /// integer pipes (Zen 5)
+  /// integer pipes (Zen 5). The decode GEMV (gemv_q4_b32_8x8_q8_0_lut_avx) is __m256i code in
+  /// the build measured here; the same rate stands in for it, its efficiency not being modelled
+  /// apart from the per-row dot loops' (docs/model.md)
   int8_repack,
 };
 inline constexpr int kCpuKernelCount = 8;
@@ -68,5 +70,19 @@ struct CpuKernelChoice {
 ///  * BF16: VDPBF16PS where AVX512-BF16 exists, else widened to fp32.
 ///  * F32 (and anything else): fp32 FMA.
 CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu);
+
+/// The output projection (lm_head) of a GGUF file where llama-quantize stores it in another
+/// format than the other weights (src/llama-quant.cpp llama_tensor_get_type: the output tensor of
+/// a Q4_0 file is Q6_K; tensor_type_fallback demotes Q6_K to Q8_0 where the row, the hidden size,
+/// is not a multiple of Q6_K's 256-weight super-block, e.g. Qwen2.5-0.5B's 896). Neither is
+/// repacked on x86 (repack.cpp repacks Q6_K on NEON only, Q8_0 on NEON and RISC-V), so decode
+/// runs the per-row dot code: vec_dot_q6_K_q8_K (AVX2 VPMADDUBSW + VPMADDWD, no VNNI path) or
+/// vec_dot_q8_0_q8_0 (VNNI where present). Q4_K_M needs no entry: its 4.85 bits per weight are
+/// the file's average, output tensor included; other formats keep one format throughout.
+struct CpuOutputTensor {
+  double bytes_per_weight = 0;  ///< 0: the output tensor is in the weights' own format
+  CpuKernel decode = CpuKernel::int8_maddubs;
+};
+CpuOutputTensor llamacpp_output_tensor(DType weights, int hidden, const CpuTopology& cpu);
 
 }  // namespace infercap

@@ -40,6 +40,9 @@ struct OpCost {
   /// The op's tensor rate relative to the deployment's compute type (1 = that type's rate; 0.5 =
   /// an FP8 deployment whose MoE kernels run this GEMM in 16 bits).
   double compute_rate_factor = 1;
+  /// Issue time per weight relative to the step's weight format (the issue rate is resolved for
+  /// that one): a tensor stored in another format, run by another kernel, takes this multiple.
+  double issue_scale = 1;
 };
 
 /// One operator's time and what bound it.

@@ -158,6 +158,10 @@ class PerfModel {
   /// CPU kernels per instruction family: decode GEMMs over fewer than kCpuTileRows tokens run
   /// the dot-product loop (one pass over the weights per token), not the tiled kernel.
   bool cpu_dot_loop_ = false;
+  /// llama.cpp files whose output projection llama-quantize stores in another format
+  /// (llamacpp_output_tensor): its bytes per weight (0 = the weights' format) and issue scale.
+  double lm_head_bytes_per_element_ = 0;
+  double lm_head_issue_scale_ = 1;
 };
 
 }  // namespace infercap

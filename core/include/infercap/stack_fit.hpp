@@ -107,6 +107,9 @@ struct BenchCase {
   /// rate instead of request_rate_qps.
   double ttft_p99_limit_s = 0;
   double tpot_p99_limit_s = 0;
+  /// The calibration profile of the row's hardware (validate --calibration), used wherever the
+  /// case is predicted without one given, the fit included; null = the hardware entry alone.
+  const CalibrationProfile* profile = nullptr;
 };
 
 /// The model's value of the case's metric under `stack`.
