@@ -436,7 +436,8 @@ int run_validate(const ValidateArgs& a) {
     if (stack_override) {
       m.stack_name = stack_override->name;
       // The engine's admission policy follows the stack the row is predicted with.
-      if (m.bench) m.bench->reserve_full_sequence = reserves_full_sequence(m.stack_name);
+      if (m.bench)
+        m.bench->reserve_full_sequence = stack_override->kv_admission == KvAdmission::full_sequence;
     }
     if (fitting) {
       // The fit and its leave-one-out predict each row as the per-row tables do, with its

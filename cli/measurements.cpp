@@ -333,11 +333,9 @@ std::string stack_for_row(const MeasurementRow& r, const spec::Catalog& catalog,
   return d;
 }
 
-bool reserves_full_sequence(const std::string& stack_name) {
-  // trtllm-bench prints 'Scheduling Policy: GUARANTEED_NO_EVICT' as its default (NVIDIA, "LLM
-  // Inference Benchmarking: Performance Tuning with TensorRT-LLM", developer.nvidia.com blog,
-  // 2025).
-  return stack_name == "tensorrt-llm";
+bool reserves_full_sequence(const spec::Catalog& catalog, const std::string& stack_name) {
+  const StackSpec* s = catalog.find_stack(stack_name);
+  return s != nullptr && s->kv_admission == KvAdmission::full_sequence;
 }
 
 MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
@@ -438,7 +436,7 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
       if (w == DType::fp8) c.deployment.precision = {DType::fp8, DType::fp8, DType::bf16};
       if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
     }
-    c.reserve_full_sequence = reserves_full_sequence(m.stack_name);
+    c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);
     // TensorRT-LLM serves FP8 from NVIDIA ModelOpt checkpoints, whose hf_quant_config.json
     // carries "kv_cache_quant_algo": "FP8" beside "quant_algo": "FP8" (ModelOpt's export, e.g.
     // modelopt/torch/export/convert_hf_config.py's FP8 example), and TensorRT-LLM's checkpoint

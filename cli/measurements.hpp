@@ -255,9 +255,10 @@ struct MappedRow {
 };
 
 /// The serving engine's KV admission policy for a stack (ServingConfig::reserve_full_sequence):
-/// TensorRT-LLM admits a request only with its whole sequence's KV reserved (trtllm-bench's
-/// default 'Scheduling Policy: GUARANTEED_NO_EVICT'); the others admit on the prompt's blocks.
-bool reserves_full_sequence(const std::string& stack_name);
+/// The stack's KV admission policy (its `kv_admission` key): true when a request is admitted
+/// only with its whole sequence's KV reserved (TensorRT-LLM's GUARANTEED_NO_EVICT); false for a
+/// stack the catalog does not know.
+bool reserves_full_sequence(const spec::Catalog& catalog, const std::string& stack_name);
 
 /// Resolves hardware, model, precision, metric and stack of each row. `extra_hardware` (entries
 /// outside the catalog, such as the one `calibrate` writes for an unknown machine) is matched by

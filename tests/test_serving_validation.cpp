@@ -250,6 +250,27 @@ TEST_CASE("KV admission: reserving whole sequences runs fewer at once and never 
   CHECK(v->requests_measured == 400);
 }
 
+TEST_CASE("analytic KV slots: a whole-sequence reservation holds P + L; on-demand blocks P + L/2",
+          "[model]") {
+  // 2560 KV tokens, requests of 16 prompt + 48 output tokens, 16-token blocks (half a block of
+  // rounding each). On demand a sequence holds P + L/2 + 8 = 48 tokens on average over its
+  // life: floor(0.99 x 2560 / 48) = 52 slots. Reserved at admission it holds P + L + 8 = 72:
+  // floor(0.99 x 2560 / 72) = 35. At a load no replica carries, the analytic result reports
+  // the full batch, the slot count.
+  ConstStep m;
+  ServingConfig cfg;
+  cfg.max_seqs = 256;
+  cfg.kv_capacity_tokens = 2560;
+  cfg.kv_block_tokens = 16;
+  for (bool reserve : {false, true}) {
+    cfg.reserve_full_sequence = reserve;
+    auto r = analyze(m, cfg, {fixed_class(16, 48)}, 1e6);
+    REQUIRE(r);
+    CHECK_FALSE(r->stable);
+    CHECK(r->mean_batch == (reserve ? 35 : 52));
+  }
+}
+
 TEST_CASE("serving rows: TensorRT-LLM FP8 rows without a KV format get ModelOpt's FP8 KV cache",
           "[unit]") {
   // ModelOpt FP8 checkpoints export kv_cache_quant_algo FP8 beside quant_algo FP8 and
@@ -282,6 +303,13 @@ TEST_CASE("serving rows: TensorRT-LLM FP8 rows without a KV format get ModelOpt'
   CHECK(m[1].bench->deployment.precision.kv == DType::bf16);  // stated
   CHECK(m[2].bench->deployment.precision.kv == DType::bf16);  // 16-bit checkpoint
   CHECK(m[3].bench->deployment.precision.kv == DType::bf16);  // vLLM: unstated stays 16-bit
+  // The admission policy is the stack's kv_admission key: full_sequence in tensorrt-llm.yaml
+  // (GUARANTEED_NO_EVICT), the default (prompt) for vLLM.
+  CHECK(m[2].bench->reserve_full_sequence);
+  CHECK_FALSE(m[3].bench->reserve_full_sequence);
+  CHECK(cli::reserves_full_sequence(catalog, "tensorrt-llm"));
+  CHECK_FALSE(cli::reserves_full_sequence(catalog, "vllm"));
+  CHECK_FALSE(cli::reserves_full_sequence(catalog, "no-such-stack"));
   // What the format means for a NIM-like closed loop (Llama 3.1 70B: 80 layers x 8 KV heads x
   // 128 x (K, V) = 163840 values per token): 2 x 80 GB less the 70.6 GB of FP8 weights leaves
   // < 90 GB, room for < 90e9 / (163840 x 2 B x 5500) = 50 BF16 sequences of 5000 + 500 tokens,

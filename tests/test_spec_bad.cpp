@@ -189,6 +189,10 @@ const std::vector<Case>& bad_cases() {
        As::stack,
        {"zero-fraction.yaml:9:28: error: classes.gpu.gemm_compute_fraction: expected a number in "
         "(0, 1], found '0'"}},
+      {"kv-admission-unknown.yaml",
+       As::stack,
+       {"kv-admission-unknown.yaml:5:15: error: kv_admission: expected one of [prompt, "
+        "full_sequence], found 'full_seqeunce' (did you mean 'full_sequence'?)"}},
       {"fp8-expert-gemm-wrong.yaml",
        As::stack,
        {"fp8-expert-gemm-wrong.yaml:10:22: error: classes.gpu.fp8_expert_gemm: expected true or "

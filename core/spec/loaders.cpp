@@ -258,6 +258,10 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
   get(r, "datasheet_peaks", s.datasheet_peaks, false);
   get(r, "memory_reserve_fraction", s.memory_reserve_fraction, false, Range{0, 1, true, false});
   get(r, "memory_reserve_bytes", s.memory_reserve_bytes, false, Range::non_negative());
+  if (auto a = r.optional_enum<KvAdmission>(
+          "kv_admission",
+          {{"prompt", KvAdmission::prompt}, {"full_sequence", KvAdmission::full_sequence}}))
+    s.kv_admission = *a;
 
   auto classes = full ? r.required_child("classes") : r.child("classes");
   if (full) {

@@ -134,10 +134,13 @@ class Analyzer {
     ctx_d_ = wd > 0 ? wc / wd : p_bar_;
     // KV held by the running sequences, time-averaged: a sequence holds P + L/2 on average over a
     // life proportional to L, so the mix weighs it by L: (E[P L] + E[L^2] / 2) / E[L], plus half
-    // a block of rounding. The simulator's 1% admission watermark stays free.
+    // a block of rounding. An engine that reserves the whole sequence at admission
+    // (reserve_full_sequence) holds P + L from start to end: (E[P L] + E[L^2]) / E[L]. The
+    // simulator's 1% admission watermark stays free.
+    const double out_share = cfg_.reserve_full_sequence ? 1.0 : 0.5;
     double fl = 0, l1 = 0;
     for (const auto& c : in_) {
-      fl += c.w * (c.p_mean * c.o_mean + (c.o_var + c.o_mean * c.o_mean) / 2);
+      fl += c.w * (c.p_mean * c.o_mean + (c.o_var + c.o_mean * c.o_mean) * out_share);
       l1 += c.w * c.o_mean;
     }
     foot_ = fl / l1 + cfg_.kv_block_tokens / 2.0;

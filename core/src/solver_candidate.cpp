@@ -22,6 +22,9 @@ Result<Engine> make_engine(const PlanInputs& in, const ModelSpec& model, const H
   e.perf = std::make_unique<PerfModel>(std::move(*perf));
   e.cfg = in.serving;
   e.cfg.max_seqs = max_seqs;
+  // The engine admits requests as the stack's scheduler does (kv_admission).
+  e.cfg.reserve_full_sequence =
+      e.cfg.reserve_full_sequence || stack.kv_admission == KvAdmission::full_sequence;
   if (e.cfg.max_context_tokens == 0) e.cfg.max_context_tokens = static_cast<int64_t>(longest);
   e.step = std::make_unique<PerfStepModel>(*e.perf, static_cast<double>(e.cfg.max_batched_tokens));
   return e;

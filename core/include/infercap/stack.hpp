@@ -83,15 +83,27 @@ struct StackEfficiency {
   double core_bandwidth_bytes_per_s = 0;
 };
 
+/// When the engine admits a waiting request to the running batch.
+enum class KvAdmission : unsigned char {
+  /// When its prompt's KV blocks fit; later tokens take blocks as they come, and a full cache
+  /// preempts (vLLM).
+  prompt,
+  /// Only when every block its whole sequence (prompt + maximum output) will fill is free, held
+  /// from admission to the end, so nothing is ever evicted (TensorRT-LLM's default capacity
+  /// scheduler, GUARANTEED_NO_EVICT).
+  full_sequence,
+};
+
 struct StackSpec {
   std::string name;
   std::vector<std::string> aliases;
   std::string description;
   bool datasheet_peaks = false;  ///< true for `ideal`: use datasheet peaks, not achievable rates
   std::array<StackEfficiency, kHwClassCount> per_class{};
-  double memory_reserve_fraction = 0;  ///< of device memory kept back (vLLM: 1 - 0.9)
-  double memory_reserve_bytes = 0;     ///< runtime context, workspace, graphs
-  std::vector<SourceRef> sources;      ///< provenance: the fit command, rows, date, commit
+  double memory_reserve_fraction = 0;              ///< of device memory kept back (vLLM: 1 - 0.9)
+  double memory_reserve_bytes = 0;                 ///< runtime context, workspace, graphs
+  KvAdmission kv_admission = KvAdmission::prompt;  ///< ServingConfig::reserve_full_sequence
+  std::vector<SourceRef> sources;  ///< provenance: the fit command, rows, date, commit
 
   const StackEfficiency& for_class(HwClass c) const { return per_class[static_cast<int>(c)]; }
   StackEfficiency& for_class(HwClass c) { return per_class[static_cast<int>(c)]; }
