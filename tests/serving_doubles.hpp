@@ -23,6 +23,16 @@ struct AffineStep final : StepModel {
   double kv_capacity_tokens() const override { return kv; }
 };
 
+// One class at 1 req/s whose every request has `prompt` prompt and `output` output tokens.
+inline RequestClass fixed_class(double prompt, double output) {
+  RequestClass c;
+  c.name = "c";
+  c.rate.mean_qps = 1;
+  c.prompt_tokens = *fixed_length(prompt);
+  c.output_tokens = *fixed_length(output);
+  return c;
+}
+
 // One sequence at a time: the queue is a single-server queue.
 inline ServingConfig single_server() {
   ServingConfig cfg;

@@ -9,19 +9,6 @@
 using namespace infercap;
 using namespace infercap::testing;
 
-namespace {
-
-RequestClass fixed_class(double prompt, double output) {
-  RequestClass c;
-  c.name = "c";
-  c.rate.mean_qps = 1;
-  c.prompt_tokens = *fixed_length(prompt);
-  c.output_tokens = *fixed_length(output);
-  return c;
-}
-
-}  // namespace
-
 TEST_CASE("closed-loop round trip: two staggered clients collide on a prefill", "[model]") {
   // step = a + k x tokens, a = 10 ms, k = 0.1 ms; prompts of P = 100 tokens, L = 3 output
   // tokens (one from the prefill, two decodes), 2 clients, budget 150 tokens, chunked prefill.

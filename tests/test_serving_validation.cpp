@@ -17,19 +17,6 @@
 using namespace infercap;
 using namespace infercap::testing;
 
-namespace {
-
-RequestClass fixed_class(double prompt, double output) {
-  RequestClass c;
-  c.name = "c";
-  c.rate.mean_qps = 1;
-  c.prompt_tokens = *fixed_length(prompt);
-  c.output_tokens = *fixed_length(output);
-  return c;
-}
-
-}  // namespace
-
 TEST_CASE("per-token ITL: equal gaps give the step time exactly", "[model]") {
   // Every step takes s: every gap between two tokens is s, so mean, P50 and P99 are s (each
   // histogram bin reports the mean of what fell in it, exact for equal values).
