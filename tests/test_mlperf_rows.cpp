@@ -156,8 +156,9 @@ TEST_CASE("prompt points reach the simulator: alone, each request is its own len
   // and TPOT are those of its own prompt length served alone: with points {100, 900} the TTFT
   // P99 is the 900-token run's TTFT (half the requests, well above the 99th percentile) and the
   // mean is their average up to the binomial share of
-  // each length among the simulated requests (1500: standard deviation sqrt(0.25 / 1500) = 1.3%
-  // of the difference, so 5% of the mean is far outside it).
+  // each length among the simulated requests (10 x the 256-sequence batch cap = 2560, the
+  // defaults' 1500 at least: standard deviation sqrt(0.25 / 2560) = 1.0% of the difference, so
+  // 5% of the mean is far outside it).
   spec::Diagnostics d;
   const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
   REQUIRE_FALSE(d.has_errors());
