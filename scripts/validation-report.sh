@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.."
 BIN=${INFERCAP:-build/cli/infercap}
 B=${BENCHMARKS:-../shared/benchmarks}
 M=data/measurements
-# Local llama-bench ground truth (scripts/llama-bench-rows.py) on two 2-core VMs, a Xeon with
-# AMX (llama.cpp built without it) and an EPYC Zen 5; their rows name the entries `infercap
+# Local llama-bench ground truth (scripts/llama-bench-rows.py) on three 2-core VMs, a Xeon with
+# AMX (llama.cpp built without it), an EPYC Zen 5 and an EPYC Zen 3 (AVX2 only); their rows name the entries `infercap
 # calibrate` wrote for them, which the profiles map them to.
-MACHINES=(xeon-amx-vm-2c epyc-zen5-vm-2c)
+MACHINES=(xeon-amx-vm-2c epyc-zen5-vm-2c epyc-zen3-vm-2c)
 PROFILES=(--calibration)
 VM=()
 for h in "${MACHINES[@]}"; do
@@ -116,11 +116,12 @@ done
   echo "format (\`docs/model.md\`, CPU kernels): Q4_0/Q8_0 meet Q8 activations in VNNI or AVX2"
   echo "integer dot products, prefill in tiled kernels, decode in a dot loop whose issue rate limits"
   echo "few-thread runs, partly hidden under its loads (\`dot_memory_overlap\`). Fitted on the public"
-  echo "CPU rows and the llama-bench ground truth measured on two 2-core VMs"
+  echo "CPU rows and the llama-bench ground truth measured on three 2-core VMs"
   echo "(\`data/measurements/xeon-amx-vm-2c-llamabench.csv\`, a Xeon with llama.cpp built without AMX;"
-  echo "\`data/measurements/epyc-zen5-vm-2c-llamabench.csv\`, an EPYC Zen 5; 1 and 2 threads);"
-  echo "leave-one-device-out refits without each CPU and predicts it: the error to expect on a CPU"
-  echo "with no rows (the two VMs' rows, in the fit and out of it, with their calibration profiles:"
+  echo "\`data/measurements/epyc-zen5-vm-2c-llamabench.csv\`, an EPYC Zen 5;"
+  echo "\`data/measurements/epyc-zen3-vm-2c-llamabench.csv\`, an EPYC Zen 3 with AVX2 and no AVX-512;"
+  echo "1 and 2 threads); leave-one-device-out refits without each CPU and predicts it: the error to"
+  echo "expect on a CPU with no rows (the VMs' rows, in the fit and out of it, with their calibration profiles:"
   echo "a calibrated machine without llama-bench rows)."
   echo
   echo '```'
@@ -151,12 +152,12 @@ done
   echo
   "$BIN" validate --data "$LODO" "${VM[@]}" --summary-only -f md
   echo
-  echo "### The calibration loop on the two machines"
+  echo "### The calibration loop on the three machines"
   echo
   echo "\`infercap calibrate --quick\` on each VM (\`data/calibration/<machine>.*\`), then"
   echo "\`predict --calibration\` for llama.cpp against \`llama-bench\` at 1 and 2 threads (targets:"
   echo "decode within 15%, prefill within 25%). \"without this machine's rows\": the stack fitted on the"
-  echo "public rows and the other machine's, the honest figure for a machine whose own llama-bench"
+  echo "public rows and the other machines', the honest figure for a machine whose own llama-bench"
   echo "rows are not in the fit."
   echo
   echo "$LOOP"

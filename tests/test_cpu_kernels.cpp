@@ -159,6 +159,33 @@ TEST_CASE("kernel peaks follow the vector datapath: ratios to the fp32 FMA rate"
   CHECK(cpu_fp32_flops_per_cycle(no_clock) == 0);
 }
 
+TEST_CASE("batch-1 dot loops: AVX2 runs at the VNNI loop's rate, tiled GEMMs at half", "[model]") {
+  // A decode dot loop is bound by its ~12 instructions per 32-weight block and the accumulator's
+  // FMA latency, not by the one multiply VNNI saves: both integer loops take 4 min(f, 32).
+  const HardwareSpec a = avx2_cpu();  // f = 32
+  const HardwareSpec v = vnni_cpu();  // f = 32
+  CHECK(cpu_dot_loop_ops_per_cycle(a, CpuKernel::int8_maddubs) == Approx(128));
+  CHECK(cpu_dot_loop_ops_per_cycle(v, CpuKernel::int8_vnni) == Approx(128));
+  CHECK(cpu_kernel_ops_per_cycle(a, CpuKernel::int8_maddubs) == Approx(64));  // GEMM: 2 f
+  // The repacked GEMV: 4 w with or without VNNI (w = 32 here).
+  CHECK(cpu_dot_loop_ops_per_cycle(a, CpuKernel::int8_repack) == Approx(128));
+  CHECK(cpu_kernel_ops_per_cycle(a, CpuKernel::int8_repack) == Approx(64));
+  // Zen 5 (AMD, f = 64, full zmm pipes): w = 64, the repacked GEMV 4 x 64; the ymm dot loop
+  // still 4 x min(64, 32).
+  HardwareSpec zen5 = v;
+  zen5.vendor = "amd";
+  at(zen5.dense_flops_per_s, ComputeType::fp32) = 16 * 4e9 * 64;
+  CHECK(cpu_dot_loop_ops_per_cycle(zen5, CpuKernel::int8_repack) == Approx(256));
+  CHECK(cpu_dot_loop_ops_per_cycle(zen5, CpuKernel::int8_vnni) == Approx(128));
+  // Floating-point loops keep their family's peak: f16 widened to fp32 FMA, f.
+  CHECK(cpu_dot_loop_ops_per_cycle(zen5, CpuKernel::fp16_fma) == Approx(64));
+  CHECK(cpu_dot_loop_ops_per_cycle(a, CpuKernel::bf16_dot) == 0);  // no AVX512-BF16
+  // Without AVX2 (SSE only) nothing changes: the family peaks, 0 for the integer ones.
+  HardwareSpec sse = a;
+  sse.cpu->avx2 = false;
+  CHECK(cpu_dot_loop_ops_per_cycle(sse, CpuKernel::int8_maddubs) == 0);
+}
+
 TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
   const CpuTopology avx2 = *avx2_cpu().cpu, vnni = *vnni_cpu().cpu, amx = *amx_cpu().cpu;
   // Block formats: activations quantised to Q8, integer dot products; Q4_0 / Q4_K repacked on
@@ -199,9 +226,9 @@ TEST_CASE("a Q4_0 file's output tensor: Q6_K, or Q8_0 where hidden is not a mult
 
 TEST_CASE("a Q4_0 decode step streams its Q6_K lm_head on the VPMADDUBSW dot loop", "[model]") {
   // model_1b (hidden 2048, vocab 32000) in Q4_0 on one thread of vnni_cpu(), bandwidth that never
-  // binds: the lm_head is Q6_K, 2048 x 32000 x 210/256 B, and its dot loop runs at
-  // 4e9 x 64 (int8_maddubs, 2 x 32) x 0.4 / 2 = 51.2e9 weights/s, not the repacked kernel's
-  // 4e9 x 128 (VNNI on f = 32: 4 x 32) x 0.4 / 2 = 102.4e9.
+  // binds: the lm_head is Q6_K, 2048 x 32000 x 210/256 B, and its dot loop (int8_maddubs, a
+  // batch-1 loop: 4 min(f, 32) = 128, the VNNI loop's rate) runs at 4e9 x 128 x 0.4 / 2 =
+  // 102.4e9 weights/s, as the repacked kernel's (4 w = 4 x 32 on f = 32) does.
   ModelSpec m = model_1b();
   StackSpec s = isa_stack();
   s.for_class(HwClass::cpu).kernel_overhead_s = 0;
@@ -216,7 +243,7 @@ TEST_CASE("a Q4_0 decode step streams its Q6_K lm_head on the VPMADDUBSW dot loo
   for (const auto& o : p->decode_breakdown(1, 0).ops) {
     if (o.cost.name == "lm_head") {
       CHECK(o.cost.weight_bytes == Approx(lm_weights * 210 / 256));
-      CHECK(o.issue_s == Approx(lm_weights / 51.2e9));
+      CHECK(o.issue_s == Approx(lm_weights / 102.4e9));
     }
     if (o.cost.name == "ffn_up") {
       CHECK(o.cost.weight_bytes == Approx(2.0 * 2048 * 8192 * m.layers * 18 / 32));
@@ -235,9 +262,10 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     Deployment d = dep(DType::q4_0);
     d.cpu.threads_per_socket = 8;
     const auto r = rates_of(m, avx2_cpu(), s, d);
-    // prefill: 8 x 4e9 x 64 x 0.25 = 512 GOP/s; decode dot: 8 x 4e9 x 64 x 0.4 / 2 weights/s.
+    // prefill (tiled, multiplier-bound): 8 x 4e9 x 64 (2 w) x 0.25 = 512 GOP/s; decode dot loop
+    // (instruction-bound, cpu_dot_loop_ops_per_cycle): 8 x 4e9 x 128 (4 w) x 0.4 / 2 weights/s.
     CHECK(r.gemm_flops == Approx(8 * 4e9 * 64 * 0.25));
-    CHECK(r.weights_per_s == Approx(8 * 4e9 * 64 * 0.4 / 2));
+    CHECK(r.weights_per_s == Approx(8 * 4e9 * 128 * 0.4 / 2));
     // attention on fp16 KV: 8 x 4e9 x 32 x 0.5.
     CHECK(r.attn_flops == Approx(8 * 4e9 * 32 * 0.5));
   }
@@ -281,11 +309,13 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
 
 TEST_CASE("decode is the slower of the bandwidth and the dot loop", "[model]") {
   OneThreadDecode q;
-  q.h.cpu->per_core_bandwidth_bytes_per_s = 1e12;  // one thread saturates: bandwidth never binds
-  // One thread: 4e9 x 64 x 0.4 / 2 = 51.2e9 weights/s bounds every projection.
+  q.h.cpu->per_core_bandwidth_bytes_per_s = 1e12;  // bandwidth never binds
+  q.h.memory_bandwidth_bytes_per_s = 1e13;
+  // One thread of the AVX2 Q8_0 dot loop: 4e9 x 128 (4 min(f, 32)) x 0.4 / 2 = 102.4e9
+  // weights/s bounds every projection.
   const OpTime o = q.ffn_up();
   CHECK(o.bound == Bound::issue);
-  CHECK(o.issue_s == Approx(2.0 * 2048 * 8192 * q.m.layers / 51.2e9));
+  CHECK(o.issue_s == Approx(2.0 * 2048 * 8192 * q.m.layers / 102.4e9));
 }
 
 TEST_CASE("decode dot loop: a thread's loads its loop does not hide add to the loop", "[model]") {
@@ -353,6 +383,32 @@ TEST_CASE("a calibrated GEMV's share of the read stream also applies to the cach
   auto own = PerfModel::create(m, h, s, d, &p);
   REQUIRE(own.ok());
   CHECK(own->rates().weight_bw == Approx(0.5 * 60e9));
+}
+
+TEST_CASE("an ISA stack's decode streams at the read stream, not at our GEMV kernel's rate",
+          "[model]") {
+  // Our calibration GEMV is our kernel's issue rate as much as the memory's: int4 at 0.4 of the
+  // read stream on an AVX2 part without VNNI. The stack's dot loop has its own issue term, so
+  // on the per-ISA path the weights stream at bw(T) and the GEMV ratio is not applied.
+  const ModelSpec m = model_1b();
+  const HardwareSpec h = avx2_cpu();
+  Deployment d = dep(DType::q4_0);
+  d.cpu.threads_per_socket = 2;
+  CalibrationProfile p;
+  p.threads = 2;
+  p.bandwidth = {20e9, 0.5, 0, 0};
+  const double stream = 20e9 * (1 - std::exp(-4.0));
+  at(p.gemv_bandwidth_bytes_per_s, ComputeType::int4) = 0.4 * stream;
+  StackSpec isa = isa_stack();
+  isa.for_class(HwClass::cpu).weight_bandwidth_fraction = 1;
+  auto with_isa = PerfModel::create(m, h, isa, d, &p);
+  REQUIRE(with_isa.ok());
+  CHECK(with_isa->rates().weight_bw == Approx(stream));
+  // The same profile on a stack without named kernels: the ratio is its only issue limit.
+  StackSpec plain;
+  auto without = PerfModel::create(m, h, plain, d, &p);
+  REQUIRE(without.ok());
+  CHECK(without->rates().weight_bw == Approx(0.4 * stream));
 }
 
 TEST_CASE("a benchmark case carries its hardware's profile into every prediction of it",

@@ -32,8 +32,16 @@ double cpu_fp32_flops_per_cycle(const HardwareSpec& hw) {
   return hz > 0 && fp32 > 0 ? fp32 / hz : 0;
 }
 
-double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
-  if (!hw.cpu) return 0;
+namespace {
+
+/// The vector widths a core's kernels get, in fp32-FMA-equivalent FLOP per cycle.
+struct VectorWidths {
+  double f = 0;     ///< fp32 FMA datapath
+  double f256 = 0;  ///< 256-bit integer code
+  double fw = 0;    ///< zmm multiplies other than fp32 FMA
+};
+
+VectorWidths vector_widths(const HardwareSpec& hw) {
   const CpuTopology& c = *hw.cpu;
   const double f = cpu_fp32_flops_per_cycle(hw);
   // ggml's integer dot products are 256-bit code on every x86 part (quants.c vec_dot_q8_0_q8_0,
@@ -45,7 +53,15 @@ double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
   // Intel cores issue them on port 0 alone (the port-5 512-bit unit does FP FMA only): the same
   // work a cycle as two ymm pipes. Zen 4 splits zmm into two 256-bit halves (f = 32).
   const bool zmm_full = c.avx512 && f > 48 && hw.vendor == "amd";  // f = 64, to rounding
-  const double fw = zmm_full ? f : f256;
+  return {f, f256, zmm_full ? f : f256};
+}
+
+}  // namespace
+
+double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
+  if (!hw.cpu) return 0;
+  const CpuTopology& c = *hw.cpu;
+  const auto [f, f256, fw] = vector_widths(hw);
   const double hz = core_hz(hw);
   switch (k) {
     case CpuKernel::fp32_fma:
@@ -67,6 +83,19 @@ double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
       return c.avx512_vnni ? 4 * fw : c.avx2 || c.avx512 ? 2 * fw : 0;
   }
   return 0;
+}
+
+double cpu_dot_loop_ops_per_cycle(const HardwareSpec& hw, CpuKernel k) {
+  if (!hw.cpu || !(hw.cpu->avx2 || hw.cpu->avx512)) return cpu_kernel_ops_per_cycle(hw, k);
+  switch (k) {
+    case CpuKernel::int8_maddubs:
+    case CpuKernel::int8_vnni:
+      return 4 * vector_widths(hw).f256;
+    case CpuKernel::int8_repack:
+      return 4 * vector_widths(hw).fw;
+    default:
+      return cpu_kernel_ops_per_cycle(hw, k);
+  }
 }
 
 CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu) {

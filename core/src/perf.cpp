@@ -218,7 +218,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     const double clock = hw.cpu->base_clock_hz > 0 ? hw.cpu->base_clock_hz : hw.clock_hz;
     const double core_hz = std::min<double>(threads, hw.cpu->cores) * clock;
     const double prefill_ops = cpu_kernel_ops_per_cycle(hw, k.prefill);
-    isa_decode_ops = cpu_kernel_ops_per_cycle(hw, k.decode);
+    isa_decode_ops = cpu_dot_loop_ops_per_cycle(hw, k.decode);
     const double attn_ops = cpu_kernel_ops_per_cycle(hw, CpuKernel::fp16_fma);
     if (prefill_ops <= 0 || isa_decode_ops <= 0 || attn_ops <= 0 || core_hz <= 0) {
       return Error{fmt::format(
@@ -242,7 +242,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     // its bytes, and its issue time relative to the weights' kernel, per weight.
     const CpuOutputTensor out =
         llamacpp_output_tensor(dep.precision.weights, model.hidden, engine_cpu);
-    const double out_ops = cpu_kernel_ops_per_cycle(hw, out.decode);
+    const double out_ops = cpu_dot_loop_ops_per_cycle(hw, out.decode);
     if (out.bytes_per_weight > 0 && out_ops > 0 && isa_decode_ops > 0) {
       const double out_weights_per_s = core_hz * out_ops * eff.quantised_dot_fraction / 2.0;
       m.lm_head_bytes_per_element_ = out.bytes_per_weight;
@@ -276,9 +276,14 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   m.cpu_dot_loop_ = isa;
   // Calibration measured decode GEMV for this weight format: weights stream at that kernel's
   // rate, not the plain read stream's. Applied as the GEMV/stream ratio at the profile's threads,
-  // so the thread, SMT, VM and NUMA factors above still hold.
+  // so the thread, SMT, VM and NUMA factors above still hold. Not on the per-ISA path: there the
+  // stack's own dot loop sets the issue rate (dot fractions of its kernel family), and our GEMV
+  // kernel's rate is our kernel's issue rate, not a property of memory. On an AVX2 part without
+  // VNNI our int4 GEMV runs at 42% of the read stream, compute-bound, while llama.cpp's repacked
+  // Q4_0 decode streams faster than that; taking the ratio as a bandwidth limit halved the
+  // prediction (epyc-zen3-vm-2c, docs/calibration.md).
   double gemv_ratio = 1;
-  if (profile != nullptr && !stack.datasheet_peaks &&
+  if (profile != nullptr && !stack.datasheet_peaks && !isa &&
       profile->bandwidth.asymptote_bytes_per_s > 0) {
     ComputeType storage = ComputeType::bf16;
     switch (dep.precision.weights) {

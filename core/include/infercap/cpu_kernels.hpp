@@ -51,6 +51,16 @@ double cpu_fp32_flops_per_cycle(const HardwareSpec& hw);
 /// come from the catalog's int8 / bf16 tables (their only source on AMX parts).
 double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k);
 
+/// Peak operations per cycle per core of a family's batch-1 dot loop (decode). The integer loops
+/// are bound by their instruction stream per 32-weight block, not by the multiplier: in ggml's
+/// vec_dot_q8_0_q8_0 a block is two loads, two VPSIGNB, the fp16 scales' lookups and product,
+/// the multiply-add (VPDPBUSD, or VPMADDUBSW + VPMADDWD on AVX2), VCVTDQ2PS and an FMA into one
+/// accumulator, about 12 instructions with VNNI and 13 without, and the accumulator's FMA latency
+/// (4 cycles a block) bounds them both. So the AVX2 loop runs near the VNNI one's rate, not at
+/// half of it as in the tiled GEMM, where the multiplies dominate: both take VNNI's 4 min(f, 32)
+/// (the repacked GEMV 4 w). Other families: cpu_kernel_ops_per_cycle. 0 when the ISA is absent.
+double cpu_dot_loop_ops_per_cycle(const HardwareSpec& hw, CpuKernel k);
+
 /// The kernels a stack runs for one weight format.
 struct CpuKernelChoice {
   CpuKernel prefill = CpuKernel::fp32_fma;  ///< tiled GEMM over many tokens
