@@ -128,7 +128,16 @@ void solve_burst(const PlanInputs& in, Plan& plan, int* evaluated, int* verified
     if (best_cloud) options.push_back(*best_cloud);
   }
   if (options.empty()) {
-    if (alt) plan.alternatives.push_back(*alt);
+    // No buffer meets every constraint (a CPU's prompt rate below the TTFT SLA, say): the plan
+    // is still answered when the base hardware sized for the peak is, and says why no buffer.
+    if (alt && alt->feasible && !plan.infeasible_reason.empty()) {
+      alt->note = (alt->note.empty() ? "" : alt->note + "; ") +
+                  "no burst buffer meets every constraint: " + plan.infeasible_reason;
+      plan.infeasible_reason.clear();
+      plan.recommended = *alt;
+    } else if (alt) {
+      plan.alternatives.push_back(*alt);
+    }
     plan.pools.push_back(alt_r);
     return;
   }
