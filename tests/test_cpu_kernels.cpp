@@ -289,6 +289,26 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     CHECK(r.gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
     CHECK(r.weights_per_s == Approx(16 * 4e9 * 32 * 0.8 / 2));
   }
+  SECTION("two sockets whose engine spans them: 1 + c of one socket's compute, not 2") {
+    // tp = 2 on a CPU is one server's two sockets. With cross_socket_compute_fraction c = 0.2
+    // each socket's half of the work runs at (1 + c) / 2 = 0.6 of its rate: the pair is 1.2 x
+    // one socket. F16 on vnni_cpu: 16 x 4e9 x 32 x 0.5 per socket, attention 16 x 4e9 x 32 x 0.5.
+    HardwareSpec h = vnni_cpu();
+    h.link_bandwidth_bytes_per_s = 100e9;
+    Deployment d = dep(DType::fp16);
+    d.tp = 2;
+    StackSpec c = s;
+    c.for_class(HwClass::cpu).cross_socket_compute_fraction = 0.2;
+    const auto r = rates_of(m, h, c, d);
+    CHECK(r.gemm_flops == Approx(16 * 4e9 * 32 * 0.5 * 0.6));
+    CHECK(r.attn_flops == Approx(16 * 4e9 * 32 * 0.5 * 0.6));
+    // The default (1): pinned tensor-parallel shards, each socket at its full rate.
+    const auto ideal = rates_of(m, h, s, d);
+    CHECK(ideal.gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
+    // One socket is untouched by the fraction.
+    d.tp = 1;
+    CHECK(rates_of(m, h, c, d).gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
+  }
   SECTION("a CPU entry without a base clock cannot run the kernel model: an error value") {
     HardwareSpec h = avx2_cpu();
     h.cpu->base_clock_hz = 0;

@@ -323,6 +323,40 @@ sources: [{fields: ["*"], ref: fixture, date: 2026-11-29}]
   CHECK(s->memory_reserve_bytes == Approx(1073741824.0));
 }
 
+TEST_CASE("stack loader: cross_socket_compute_fraction, default 1, a fraction in (0, 1]",
+          "[unit]") {
+  auto load = [](const std::string& value, Diagnostics& d) {
+    const std::string text = std::string(R"(schema_version: 1
+kind: stack
+name: t-stack
+classes:
+  cpu:
+    weight_bandwidth_fraction: 0.8
+    kv_bandwidth_fraction: 0.6
+    gemm_compute_fraction: 0.5
+)") + (value.empty() ? "" : "    cross_socket_compute_fraction: " + value + "\n") +
+                             R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-02}]
+)";
+    const Document doc = doc_of(text.c_str(), d);
+    return load_stack(doc, d);
+  };
+  Diagnostics d0;
+  auto plain = load("", d0);
+  REQUIRE(plain);
+  CHECK(plain->for_class(HwClass::cpu).cross_socket_compute_fraction == 1);
+  Diagnostics d1;
+  auto set = load("0.2", d1);
+  INFO(d1.format());
+  REQUIRE(set);
+  CHECK(set->for_class(HwClass::cpu).cross_socket_compute_fraction == Approx(0.2));
+  for (const char* bad : {"0", "1.5", "-0.1"}) {
+    Diagnostics d2;
+    INFO(bad);
+    CHECK_FALSE(load(bad, d2));
+    CHECK_THAT(d2.format(), Catch::Contains("cross_socket_compute_fraction"));
+  }
+}
+
 TEST_CASE("catalog: lookup by name and normalised alias, near names", "[unit]") {
   Diagnostics d;
   const Catalog cat = Catalog::load(kGood + "catalog", d);

@@ -313,6 +313,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     get(*c, "dot_memory_overlap", e.dot_memory_overlap, false, frac);
     get(*c, "core_bandwidth_bytes_per_s", e.core_bandwidth_bytes_per_s, false,
         Range::non_negative());
+    get(*c, "cross_socket_compute_fraction", e.cross_socket_compute_fraction, false, frac);
   }
   if (full && !any && classes->keys().empty())
     r.error("classes", "expected at least one of [cpu, gpu, npu, fpga], found an empty mapping");

@@ -251,6 +251,16 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
                                isa_decode_ops / out_weights_per_s;
     }
   }
+  // Several sockets of one CPU server: an engine whose thread pool spans them gains only part of
+  // each further socket's compute (StackEfficiency::cross_socket_compute_fraction). Each
+  // socket's share of the work then runs at (1 + (S - 1) c) / S of its own rate.
+  if (hw.hw_class == HwClass::cpu && dep.tp > 1 && eff.cross_socket_compute_fraction < 1 &&
+      !stack.datasheet_peaks) {
+    const double sockets = dep.tp;
+    const double scale = (1.0 + (sockets - 1.0) * eff.cross_socket_compute_fraction) / sockets;
+    r.gemm_flops *= scale;
+    r.attn_flops *= scale;
+  }
   r.link_bw = hw.link_bandwidth_bytes_per_s;
   r.link_latency = hw.link_latency_s > 0 ? hw.link_latency_s : kDefaultLinkLatencyS;
   r.kernel_overhead = eff.kernel_overhead_s;

@@ -81,6 +81,13 @@ struct StackEfficiency {
   /// (software prefetch and row splitting set how many misses a thread keeps in flight);
   /// 0 = the model's class default (20 GB/s).
   double core_bandwidth_bytes_per_s = 0;
+  /// CPUs with several sockets (tp > 1 on a CPU: one server's sockets): the share of each further
+  /// socket's compute that a prefill across sockets adds to the first's, in (0, 1]. A run over S
+  /// sockets reaches (1 + (S - 1) x this) x one socket's GEMM and attention rate. 1 = tensor
+  /// parallel shards pinned to their sockets, S x; llama.cpp runs one thread pool over every
+  /// socket with shared weights, which a second socket speeds up by 16-27% in public runs
+  /// (data/stacks/llama.cpp.yaml). Bandwidth (decode) keeps the NUMA policy's model.
+  double cross_socket_compute_fraction = 1;
 };
 
 /// When the engine admits a waiting request to the running batch.
