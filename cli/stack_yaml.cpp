@@ -7,11 +7,22 @@ namespace infercap::cli {
 
 namespace {
 
+// A YAML double-quoted scalar. Line breaks and tabs are escaped: written raw, a line break
+// folds to a space when read back, so a description ending in one gained a trailing space at
+// every --fit --write.
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
   }
   return out + "\"";
 }

@@ -9,6 +9,7 @@
 #include "infercap/spec/loaders.hpp"
 #include "infercap/spec/reader.hpp"
 #include "infercap/spec/sources.hpp"
+#include "stack_yaml.hpp"
 
 using namespace infercap;
 using namespace infercap::spec;
@@ -355,6 +356,38 @@ classes:
     CHECK_FALSE(load(bad, d2));
     CHECK_THAT(d2.format(), Catch::Contains("cross_socket_compute_fraction"));
   }
+}
+
+TEST_CASE("a written stack reads back the same: line breaks, tabs and quotes in its text",
+          "[unit]") {
+  // validate --fit --write rewrites a stack; a raw line break in a quoted description folds to
+  // a space when read back, so every rewrite used to add one.
+  Diagnostics d;
+  const Document doc = doc_of(R"(schema_version: 1
+kind: stack
+name: t-stack
+description: "first line\nsecond\tcolumn \"quoted\" back\\slash\n"
+classes:
+  cpu:
+    weight_bandwidth_fraction: 0.8
+    kv_bandwidth_fraction: 0.6
+    gemm_compute_fraction: 0.5
+sources: [{fields: ["*"], ref: "a ref\nwith a break", date: 2026-12-02}]
+)",
+                              d);
+  auto s = load_stack(doc, d);
+  INFO(d.format());
+  REQUIRE(s);
+  REQUIRE(s->description == "first line\nsecond\tcolumn \"quoted\" back\\slash\n");
+  const std::string once = cli::stack_to_yaml(*s);
+  Diagnostics d2;
+  const Document again = parse_text(once, "w.yaml", d2);
+  auto back = load_stack(again, d2);
+  INFO(d2.format() << once);
+  REQUIRE(back);
+  CHECK(back->description == s->description);
+  CHECK(back->sources.front().ref == "a ref\nwith a break");
+  CHECK(cli::stack_to_yaml(*back) == once);
 }
 
 TEST_CASE("catalog: lookup by name and normalised alias, near names", "[unit]") {
