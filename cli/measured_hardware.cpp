@@ -7,21 +7,14 @@
 #include <cstring>
 #include <filesystem>
 
+#include "infercap/spec/quoted.hpp"
+
 namespace infercap::cli {
 
 namespace {
 
 bool has_flag(const std::string& flags, const std::string& f) {
   return (" " + flags + " ").find(" " + f + " ") != std::string::npos;
-}
-
-std::string yaml_quote(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o + "\"";
 }
 
 }  // namespace
@@ -150,12 +143,13 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
        "# topology and bandwidth are measured; the compute peaks are derived from the CPUID flags\n"
        "# and the clock, as a datasheet's are (see sources).\n";
   o += "schema_version: 1\nkind: hardware\n";
-  o += "name: " + yaml_quote(h.name) + "\n";
+  o += "name: " + spec::quoted_scalar(h.name) + "\n";
   o += "aliases: [";
-  for (size_t i = 0; i < h.aliases.size(); ++i) o += (i ? ", " : "") + yaml_quote(h.aliases[i]);
+  for (size_t i = 0; i < h.aliases.size(); ++i)
+    o += (i ? ", " : "") + spec::quoted_scalar(h.aliases[i]);
   o += "]\n";
-  o += "vendor: " + yaml_quote(h.vendor) + "\nclass: cpu\n";
-  o += "description: " + yaml_quote(h.description) + "\n";
+  o += "vendor: " + spec::quoted_scalar(h.vendor) + "\nclass: cpu\n";
+  o += "description: " + spec::quoted_scalar(h.description) + "\n";
   o += "dense_flops_per_s:\n";
   bool any = false;
   for (int i = 0; i < kComputeTypeCount; ++i) {
@@ -193,12 +187,12 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
   o += "  - fields: [\"dense_flops_per_s.*\", memory_bandwidth_bytes_per_s, "
        "cpu.per_core_bandwidth_bytes_per_s]\n";
   o += "    ref: " +
-       yaml_quote(fmt::format("measurement: `{}` on {} ({}), commit {}", prov.command, prov.host,
-                              prov.machine, prov.commit)) +
+       spec::quoted_scalar(fmt::format("measurement: `{}` on {} ({}), commit {}", prov.command,
+                                       prov.host, prov.machine, prov.commit)) +
        "\n";
-  o += "    date: " + yaml_quote(prov.date.substr(0, 10)) + "\n";
+  o += "    date: " + spec::quoted_scalar(prov.date.substr(0, 10)) + "\n";
   o += "    note: " +
-       yaml_quote(fmt::format(
+       spec::quoted_scalar(fmt::format(
            "measured: DRAM read asymptote A of the bandwidth fit bw(n) = A (1 - exp(-n / n0)), "
            "with cpu.per_core_bandwidth_bytes_per_s = A / n0 so the entry reproduces the fitted "
            "curve. dense_flops_per_s: derived, not measured: cores x base clock x FLOP/cycle of "
@@ -209,18 +203,21 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
   o += "  - fields: [memory_bytes, cache_bytes, devices_per_server, cpu.cores, "
        "cpu.threads_per_core, cpu.numa_nodes_per_socket, cpu.isa]\n";
   o += "    ref: " +
-       yaml_quote(fmt::format("measurement: machine probe of the same run on {} (/proc/meminfo, "
-                              "hwloc, CPUID)",
-                              prov.host)) +
+       spec::quoted_scalar(
+           fmt::format("measurement: machine probe of the same run on {} (/proc/meminfo, "
+                       "hwloc, CPUID)",
+                       prov.host)) +
        "\n";
-  o += "    date: " + yaml_quote(prov.date.substr(0, 10)) + "\n";
+  o += "    date: " + spec::quoted_scalar(prov.date.substr(0, 10)) + "\n";
   o += "  - fields: [cpu.base_clock_hz]\n";
   o += "    ref: " +
-       yaml_quote(fmt::format("measurement: machine probe of the same run on {}", prov.host)) +
+       spec::quoted_scalar(
+           fmt::format("measurement: machine probe of the same run on {}", prov.host)) +
        "\n";
-  o += "    date: " + yaml_quote(prov.date.substr(0, 10)) + "\n";
+  o += "    date: " + spec::quoted_scalar(prov.date.substr(0, 10)) + "\n";
   o += "    note: " +
-       yaml_quote(clock_note.empty() ? "/proc/cpuinfo cpu MHz of the first CPU" : clock_note) +
+       spec::quoted_scalar(clock_note.empty() ? "/proc/cpuinfo cpu MHz of the first CPU"
+                                              : clock_note) +
        "\n";
   return o;
 }

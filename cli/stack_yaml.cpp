@@ -3,31 +3,9 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include "infercap/spec/quoted.hpp"
+
 namespace infercap::cli {
-
-namespace {
-
-// A YAML double-quoted scalar. Line breaks and tabs are escaped: written raw, a line break
-// folds to a space when read back, so a description ending in one gained a trailing space at
-// every --fit --write.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 void record_fit_provenance(StackSpec& fitted, const std::vector<SourceRef>& base_sources,
                            SourceRef fit) {
@@ -42,11 +20,12 @@ void record_fit_provenance(StackSpec& fitted, const std::vector<SourceRef>& base
 std::string stack_to_yaml(const StackSpec& s) {
   std::string o;
   o += "schema_version: 1\nkind: stack\n";
-  o += "name: " + quoted(s.name) + "\n";
+  o += "name: " + spec::quoted_scalar(s.name) + "\n";
   o += "aliases: [";
-  for (size_t i = 0; i < s.aliases.size(); ++i) o += (i ? ", " : "") + quoted(s.aliases[i]);
+  for (size_t i = 0; i < s.aliases.size(); ++i)
+    o += (i ? ", " : "") + spec::quoted_scalar(s.aliases[i]);
   o += "]\n";
-  o += "description: " + quoted(s.description) + "\n";
+  o += "description: " + spec::quoted_scalar(s.description) + "\n";
   o += fmt::format("datasheet_peaks: {}\n", s.datasheet_peaks);
   o += fmt::format("memory_reserve_fraction: {:.6g}\n", s.memory_reserve_fraction);
   o += fmt::format("memory_reserve_bytes: {:.6g}\n", s.memory_reserve_bytes);
@@ -94,11 +73,12 @@ std::string stack_to_yaml(const StackSpec& s) {
   o += "sources:\n";
   for (const auto& src : s.sources) {
     o += "  - fields: [";
-    for (size_t i = 0; i < src.fields.size(); ++i) o += (i ? ", " : "") + quoted(src.fields[i]);
+    for (size_t i = 0; i < src.fields.size(); ++i)
+      o += (i ? ", " : "") + spec::quoted_scalar(src.fields[i]);
     o += "]\n";
-    o += "    ref: " + quoted(src.ref) + "\n";
-    if (!src.date.empty()) o += "    date: " + quoted(src.date) + "\n";
-    if (!src.note.empty()) o += "    note: " + quoted(src.note) + "\n";
+    o += "    ref: " + spec::quoted_scalar(src.ref) + "\n";
+    if (!src.date.empty()) o += "    date: " + spec::quoted_scalar(src.date) + "\n";
+    if (!src.note.empty()) o += "    note: " + spec::quoted_scalar(src.note) + "\n";
   }
   return o;
 }

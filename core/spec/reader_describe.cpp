@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "infercap/spec/quoted.hpp"
 #include "infercap/spec/reader.hpp"
 #include "infercap/spec/schema.hpp"
 #include "reader_internal.hpp"
@@ -64,30 +65,6 @@ SchemaShape* add_shape(SchemaKey& k, SchemaShape shape, bool replace) {
   }
   v.push_back(std::move(shape));
   return &v.back();
-}
-
-std::string json_quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -203,12 +180,12 @@ void Reader::record_default(std::string_view key, double v) {
 }
 void Reader::record_default(std::string_view key, const std::string& v) {
   // An empty text is "not given" to the loaders, not a value worth offering an editor.
-  if (!v.empty()) set_default(*state_, key, json_quote(v));
+  if (!v.empty()) set_default(*state_, key, quoted_scalar(v));
 }
 void Reader::record_default(std::string_view key, const std::vector<std::string>& v) {
   if (v.empty()) return;
   std::string out = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + json_quote(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + quoted_scalar(v[i]);
   set_default(*state_, key, out + "]");
 }
 
