@@ -10,8 +10,8 @@ BIN=${INFERCAP:-build/cli/infercap}
 B=${BENCHMARKS:-../shared/benchmarks}
 M=data/measurements
 # Local llama-bench ground truth (scripts/llama-bench-rows.py) on three 2-core VMs, a Xeon with
-# AMX (llama.cpp built without it), an EPYC Zen 5 and an EPYC Zen 3 (AVX2 only); their rows name the entries `infercap
-# calibrate` wrote for them, which the profiles map them to.
+# AMX (llama.cpp built without it), an EPYC Zen 5 and an EPYC Zen 3 (AVX2 only); their rows name
+# the entries `infercap calibrate` wrote for them, which the profiles map them to.
 MACHINES=(xeon-amx-vm-2c epyc-zen5-vm-2c epyc-zen3-vm-2c)
 PROFILES=(--calibration)
 VM=()
