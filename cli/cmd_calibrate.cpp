@@ -260,8 +260,9 @@ int run_calibrate(const CalibrateArgs& a) {
     const std::string clock_note =
         r.machine.core_clock_hz > 0
             ? fmt::format(
-                  "measured: one thread's clock from a chain of dependent integer adds "
-                  "(one per cycle on every x86-64 core), {:.3g} GHz; /proc/cpuinfo says "
+                  "measured: one thread's clock from a chain of dependent register adds "
+                  "(one per cycle on every x86-64 core), checked against a chain of "
+                  "multiplies (3 cycles each), {:.3g} GHz; /proc/cpuinfo says "
                   "{:.0f} MHz{}",
                   r.machine.core_clock_hz / 1e9, proc_mhz,
                   r.machine.virtualized ? " (a virtual machine's TSC rate)" : "")
