@@ -5,7 +5,7 @@ rows in the shared/benchmarks schema (plus the optional `threads` column), with 
   scripts/llama-bench-rows.py --llama-bench PATH --llama-quantize PATH --gguf-py LLAMA_CPP/gguf-py \
       --model data/models/qwen2.5-0.5b.yaml [--model ...] --hardware CATALOG_NAME \
       --out data/measurements/NAME.csv [--threads 1,2] [--types f16,bf16,q8_0,q4_0]
-      [--amx 0] [--resume] [--prompt 512] [--gen 128] [--reps 5] [--tg-repeats 3] [--work DIR] [--max-others 0.05]
+      [--amx 0|1] [--build-note TEXT] [--resume] [--prompt 512] [--gen 128] [--reps 5] [--tg-repeats 3] [--work DIR] [--max-others 0.05]
       [--layers N --vocab N]   (smoke tests only: rows are marked as such)
 
 Per model, type and thread count it runs prefill (ppN) and decode (tgN) separately; decode is
@@ -106,6 +106,9 @@ def main():
                     help="most CPU other processes may use during a call, as a fraction of one core")
     ap.add_argument("--amx", choices=["", "0", "1"], default="",
                     help="0: the llama.cpp build has GGML_AMX_*=OFF (the rows' amx column); empty: as the CPU has them")
+    ap.add_argument("--build-note", default="",
+                    help="how the llama.cpp build differs from a default one (compiler, flags); "
+                         "written into every row's notes")
     ap.add_argument("--resume", action="store_true", help="keep the rows already in --out and skip them")
     ap.add_argument("--retries", type=int, default=4, help="retries of a call disturbed by other work")
     ap.add_argument("--retry-wait-s", type=int, default=30)
@@ -191,7 +194,7 @@ def main():
                             notes = (f"measured on {machine} at {when}; load1 {load1:.2f} before the call, other processes "
                                      f"{others:.1%} of a core during it"
                                      f"{' (BUSY: ' + why + ')' if why else ''}; llama.cpp build {r.get('build_commit')} "
-                                     f"({r.get('build_number')}); llama-bench mean of {a.reps} reps, sd {r['stddev_ts']:.3g} t/s;"
+                                     f"({r.get('build_number')}){', ' + a.build_note if a.build_note else ''}; llama-bench mean of {a.reps} reps, sd {r['stddev_ts']:.3g} t/s;"
                                      f" repeat {rep + 1}/{repeats}; random weights of the catalog shape written by "
                                      f"scripts/gguf-random-model.py{' (SMOKE TEST: shape reduced)' if smoke else ''}; "
                                      f"command: {shown_command(cmd, a.work)}")
