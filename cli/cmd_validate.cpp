@@ -130,14 +130,22 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
   if (cls == HwClass::cpu && start.cpu_isa_kernels) {
     // Kernels per instruction family: the fractions of each family's peak that the rows reach,
     // and how fast one thread pulls memory (what few-thread decode runs are limited by).
-    bool amx_prefill = false, few_threads = false;
+    // Each kernel family's fraction is fitted only from rows that run it: AMX tiles or vector
+    // units for quantised prefill, the AMX buffer's GEMV or the vector dot code for quantised
+    // decode.
+    bool amx_prefill = false, vector_quant_prefill = false, few_threads = false;
+    bool amx_decode = false, vector_quant_decode = false;
     for (const auto& c : cases) {
       if (!c.hardware.cpu) continue;
       CpuTopology engine = *c.hardware.cpu;  // a build without AMX runs prefill on VNNI
       engine.amx = engine.amx && c.deployment.cpu.amx;
       const auto k = llamacpp_cpu_kernels(c.deployment.precision.weights, engine);
-      amx_prefill =
-          amx_prefill || (c.metric != BenchMetric::generation_tokens_per_s && is_amx(k.prefill));
+      const bool quant = is_block_quantised(c.deployment.precision.weights);
+      if (c.metric != BenchMetric::generation_tokens_per_s) {
+        (is_amx(k.prefill) ? amx_prefill : vector_quant_prefill) |= quant;
+      } else {
+        (is_amx(k.prefill) ? amx_decode : vector_quant_decode) |= quant;
+      }
       few_threads = few_threads || (c.deployment.cpu.threads_per_socket > 0 &&
                                     c.deployment.cpu.threads_per_socket < c.hardware.cpu->cores);
     }
@@ -151,11 +159,11 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
     }
     if (few_threads && !measured_per_core) p.push_back(StackParam::core_bandwidth_bytes_per_s);
     if (has_prefill && has_native) p.push_back(StackParam::gemm_compute_fraction);
-    if (has_prefill && has_quant && !amx_prefill)
-      p.push_back(StackParam::quantised_gemm_compute_fraction);
+    if (vector_quant_prefill) p.push_back(StackParam::quantised_gemm_compute_fraction);
     if (amx_prefill) p.push_back(StackParam::amx_gemm_fraction);
     if (has_native_decode) p.push_back(StackParam::dot_fraction);
-    if (has_quant_decode) p.push_back(StackParam::quantised_dot_fraction);
+    if (vector_quant_decode) p.push_back(StackParam::quantised_dot_fraction);
+    if (amx_decode) p.push_back(StackParam::amx_dot_fraction);
     // Few-thread decode is where the dot loop and the weight stream are both visible.
     if (few_threads && (has_quant_decode || has_native_decode))
       p.push_back(StackParam::dot_memory_overlap);

@@ -63,6 +63,7 @@ std::string stack_to_yaml(const StackSpec& s) {
       o += fmt::format("    amx_gemm_fraction: {:.4g}\n", e.amx_gemm_fraction);
       o += fmt::format("    dot_fraction: {:.4g}\n", e.dot_fraction);
       o += fmt::format("    quantised_dot_fraction: {:.4g}\n", e.quantised_dot_fraction);
+      o += fmt::format("    amx_dot_fraction: {:.4g}\n", e.amx_dot_fraction);
       o += fmt::format("    dot_memory_overlap: {:.4g}\n", e.dot_memory_overlap);
       o += fmt::format("    core_bandwidth_bytes_per_s: {:.4g}\n", e.core_bandwidth_bytes_per_s);
     }

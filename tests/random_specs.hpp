@@ -182,6 +182,7 @@ inline StackSpec random_stack(Gen& g, HwClass cls) {
     e.amx_gemm_fraction = g.uniform(0.05, 1);
     e.dot_fraction = g.uniform(0.05, 1);
     e.quantised_dot_fraction = g.uniform(0.05, 1);
+    e.amx_dot_fraction = g.uniform(0.05, 1);
     e.core_bandwidth_bytes_per_s = g.chance(0.3) ? g.uniform(5e9, 40e9) : 0;
   }
   // Sometimes the stack does not run on the drawn class: the candidate must say so.

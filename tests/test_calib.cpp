@@ -520,6 +520,17 @@ TEST_CASE("a profile's GEMV rate sets the model's weight-streaming rate", "[cali
     auto slow = PerfModel::create(*model, *hw, stack, dep, &c);
     REQUIRE(slow.ok());
     CHECK(slow->rates().weight_bw == Approx(plain->rates().weight_bw));
+    // Nor does one under 1.5x the DRAM stream at the profile's threads, bw(2) = 20 x (1 - e^-4)
+    // = 19.6 GB/s: 1.4 x 19.6 = 27.5 GB/s is DRAM read with noise, not a cache; 1.6 x is one.
+    const double bw2 = 20e9 * (1 - std::exp(-4.0));
+    c.cache_bandwidth_bytes_per_s = 1.4 * bw2;
+    auto near = PerfModel::create(*model, *hw, stack, dep, &c);
+    REQUIRE(near.ok());
+    CHECK(near->rates().weight_bw == Approx(plain->rates().weight_bw));
+    c.cache_bandwidth_bytes_per_s = 1.6 * bw2;
+    auto fast = PerfModel::create(*model, *hw, stack, dep, &c);
+    REQUIRE(fast.ok());
+    CHECK(fast->rates().weight_bw == Approx(1.6 * bw2));
   }
 }
 

@@ -69,6 +69,7 @@ StackSpec isa_stack() {
   e.amx_gemm_fraction = 0.1;
   e.dot_fraction = 0.8;
   e.quantised_dot_fraction = 0.4;
+  e.amx_dot_fraction = 0.6;
   e.attention_compute_fraction = 0.5;
   return s;
 }
@@ -189,7 +190,8 @@ TEST_CASE("batch-1 dot loops: AVX2 runs at the VNNI loop's rate, tiled GEMMs at 
 TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
   const CpuTopology avx2 = *avx2_cpu().cpu, vnni = *vnni_cpu().cpu, amx = *amx_cpu().cpu;
   // Block formats: activations quantised to Q8, integer dot products; Q4_0 / Q4_K repacked on
-  // every AVX2 part (CPU_REPACK), Q8_0 on the ymm dot code; AMX only in prefill.
+  // every AVX2 part (CPU_REPACK), Q8_0 on the ymm dot code. Where AMX runs, its buffer takes
+  // Q4_0, Q4_K and Q8_0: tiles in prefill, its packed VNNI GEMV (a repacked kernel) in decode.
   CHECK(llamacpp_cpu_kernels(DType::q4_0, avx2).prefill == CpuKernel::int8_repack);
   CHECK(llamacpp_cpu_kernels(DType::q4_0, avx2).decode == CpuKernel::int8_repack);
   CHECK(llamacpp_cpu_kernels(DType::q4_k_m, vnni).decode == CpuKernel::int8_repack);
@@ -198,7 +200,10 @@ TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
   CHECK(llamacpp_cpu_kernels(DType::q8_0, avx2).decode == CpuKernel::int8_maddubs);
   CHECK(llamacpp_cpu_kernels(DType::q4_0, amx).prefill == CpuKernel::amx_int8);
   CHECK(llamacpp_cpu_kernels(DType::q4_k_m, amx).prefill == CpuKernel::amx_int8);
-  CHECK(llamacpp_cpu_kernels(DType::q4_k_m, amx).decode == CpuKernel::int8_vnni);
+  CHECK(llamacpp_cpu_kernels(DType::q4_k_m, amx).decode == CpuKernel::int8_repack);
+  CHECK(llamacpp_cpu_kernels(DType::q8_0, amx).prefill == CpuKernel::amx_int8);
+  CHECK(llamacpp_cpu_kernels(DType::q8_0, amx).decode == CpuKernel::int8_repack);
+  CHECK(llamacpp_cpu_kernels(DType::q8_0, vnni).decode == CpuKernel::int8_vnni);
   // F16 widens to fp32; BF16 uses VDPBF16PS only where AVX512-BF16 exists.
   CHECK(llamacpp_cpu_kernels(DType::fp16, amx).prefill == CpuKernel::fp16_fma);
   CHECK(llamacpp_cpu_kernels(DType::bf16, vnni).prefill == CpuKernel::bf16_dot);
@@ -263,18 +268,21 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     d.cpu.threads_per_socket = 8;
     const auto r = rates_of(m, avx2_cpu(), s, d);
     // prefill (tiled, multiplier-bound): 8 x 4e9 x 64 (2 w) x 0.25 = 512 GOP/s; decode dot loop
-    // (instruction-bound, cpu_dot_loop_ops_per_cycle): 8 x 4e9 x 128 (4 w) x 0.4 / 2 weights/s.
+    // (the repacked GEMV, cpu_dot_loop_ops_per_cycle): 8 x 4e9 x 128 (4 w) x 0.4
+    // (quantised_dot_fraction) / 2 weights/s.
     CHECK(r.gemm_flops == Approx(8 * 4e9 * 64 * 0.25));
     CHECK(r.weights_per_s == Approx(8 * 4e9 * 128 * 0.4 / 2));
     // attention on fp16 KV: 8 x 4e9 x 32 x 0.5.
     CHECK(r.attn_flops == Approx(8 * 4e9 * 32 * 0.5));
   }
-  // Decode of a block format runs the VNNI dot loop on this CPU, with or without the tiles.
+  // Q8_0 decode: the AMX buffer's packed VNNI GEMV (4 w = 128 at amx_dot_fraction 0.6)
+  // where the engine has AMX, else the plain VNNI dot loop (4 min(f, 32) = 128 at
+  // quantised_dot_fraction 0.4).
   const double vnni_q8_weights_per_s = 16 * 4e9 * 128 * 0.4 / 2;
-  SECTION("Q8_0 on AMX: prefill on tiles at amx_gemm_fraction, decode on VNNI") {
+  SECTION("Q8_0 on AMX: prefill on tiles at amx_gemm_fraction, decode on the packed GEMV") {
     const auto r = rates_of(m, amx_cpu(), s, dep(DType::q8_0));
     CHECK(r.gemm_flops == Approx(16 * 4e9 * 2048 * 0.1));
-    CHECK(r.weights_per_s == Approx(vnni_q8_weights_per_s));
+    CHECK(r.weights_per_s == Approx(16 * 4e9 * 128 * 0.6 / 2));
   }
   SECTION("an engine built without AMX (--no-amx): Q8_0 prefill on the VNNI dot loop") {
     Deployment d = dep(DType::q8_0);
@@ -283,6 +291,15 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     // 16 x 4e9 x 128 (4 f) x 0.25 (quantised_gemm_compute_fraction), not the tiles' 2048 x 0.1.
     CHECK(r.gemm_flops == Approx(16 * 4e9 * 128 * 0.25));
     CHECK(r.weights_per_s == Approx(vnni_q8_weights_per_s));
+  }
+  SECTION("Q4_0 decode: the AMX buffer's GEMV at amx_dot_fraction, CPU_REPACK's without AMX") {
+    // Both are int8_repack, 4 w = 128 on this part: 16 x 4e9 x 128 x 0.6 / 2 in the AMX buffer,
+    // x 0.4 (quantised_dot_fraction) in CPU_REPACK.
+    CHECK(rates_of(m, amx_cpu(), s, dep(DType::q4_0)).weights_per_s ==
+          Approx(16 * 4e9 * 128 * 0.6 / 2));
+    Deployment d = dep(DType::q4_0);
+    d.cpu.amx = false;
+    CHECK(rates_of(m, amx_cpu(), s, d).weights_per_s == Approx(16 * 4e9 * 128 * 0.4 / 2));
   }
   SECTION("F16 is a native format: gemm_compute_fraction and dot_fraction") {
     const auto r = rates_of(m, vnni_cpu(), s, dep(DType::fp16));

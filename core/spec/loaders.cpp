@@ -310,6 +310,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     get(*c, "amx_gemm_fraction", e.amx_gemm_fraction, false, frac);
     get(*c, "dot_fraction", e.dot_fraction, false, frac);
     get(*c, "quantised_dot_fraction", e.quantised_dot_fraction, false, frac);
+    get(*c, "amx_dot_fraction", e.amx_dot_fraction, false, frac);
     get(*c, "dot_memory_overlap", e.dot_memory_overlap, false, frac);
     get(*c, "core_bandwidth_bytes_per_s", e.core_bandwidth_bytes_per_s, false,
         Range::non_negative());

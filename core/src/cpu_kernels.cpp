@@ -105,12 +105,16 @@ CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu) {
     case DType::q4_k_m:
     case DType::int4:
       // Repacked (CPU_REPACK) on AVX2 parts; the AMX buffer type takes them first where AMX runs.
-      if (cpu.amx) return {CpuKernel::amx_int8, int_dot};
+      // The AMX buffer's batch-1 path (amx/mmq.cpp, M == 1) is a VNNI GEMV over its own
+      // packed layout: a repacked kernel too.
+      if (cpu.amx) return {CpuKernel::amx_int8, CpuKernel::int8_repack};
       if (cpu.avx2 || cpu.avx512) return {CpuKernel::int8_repack, CpuKernel::int8_repack};
       return {int_dot, int_dot};
     case DType::q8_0:
     case DType::int8:  // llama.cpp has no plain int8 / int4: they run as Q8_0 / Q4_0
-      return {cpu.amx ? CpuKernel::amx_int8 : int_dot, int_dot};
+      // Q8_0 is repacked only into the AMX buffer (CPU_REPACK has no Q8_0 layout on x86 here).
+      return cpu.amx ? CpuKernelChoice{CpuKernel::amx_int8, CpuKernel::int8_repack}
+                     : CpuKernelChoice{int_dot, int_dot};
     case DType::fp16:
       return {CpuKernel::fp16_fma, CpuKernel::fp16_fma};
     case DType::bf16:

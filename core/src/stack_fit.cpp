@@ -12,7 +12,7 @@
 namespace infercap {
 
 std::string_view stack_param_name(StackParam p) {
-  static constexpr std::array<std::string_view, 15> kNames{"weight_bandwidth_fraction",
+  static constexpr std::array<std::string_view, 16> kNames{"weight_bandwidth_fraction",
                                                            "kv_bandwidth_fraction",
                                                            "gemm_compute_fraction",
                                                            "quantised_gemm_compute_fraction",
@@ -26,7 +26,8 @@ std::string_view stack_param_name(StackParam p) {
                                                            "dot_fraction",
                                                            "quantised_dot_fraction",
                                                            "core_bandwidth_bytes_per_s",
-                                                           "dot_memory_overlap"};
+                                                           "dot_memory_overlap",
+                                                           "amx_dot_fraction"};
   return kNames[static_cast<int>(p)];
 }
 
@@ -62,6 +63,8 @@ double* stack_param_field(StackEfficiency& e, StackParam p) {
       return &e.core_bandwidth_bytes_per_s;
     case StackParam::dot_memory_overlap:
       return &e.dot_memory_overlap;
+    case StackParam::amx_dot_fraction:
+      return &e.amx_dot_fraction;
   }
   return nullptr;
 }

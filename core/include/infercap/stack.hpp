@@ -64,18 +64,26 @@ struct StackEfficiency {
   /// choices), each at a fraction of that kernel family's peak: prefill at
   /// gemm_compute_fraction (native formats), quantised_gemm_compute_fraction (block formats on
   /// vector units) or amx_gemm_fraction (AMX tiles); decode's dot-product loop is also limited
-  /// to dot_fraction / quantised_dot_fraction of its family's peak. false: one fraction of the
-  /// catalog's table roof for the compute type (the stack's own kernels are not modelled).
+  /// to dot_fraction / quantised_dot_fraction / amx_dot_fraction of its family's peak. false: one
+  /// fraction of the catalog's table roof for the compute type (the stack's own kernels are not
+  /// modelled).
   bool cpu_isa_kernels = false;
   double amx_gemm_fraction = 1;       ///< AMX tile GEMMs (prefill) of the kernel's AMX peak
   double dot_fraction = 1;            ///< batch-1 dot loop, native weights, of the family peak
   double quantised_dot_fraction = 1;  ///< same, block-quantised weights (unpacking, scales)
+  /// Batch-1 decode of weights in llama.cpp's AMX buffer (Q4_0, Q4_K, Q8_0 where the engine runs
+  /// AMX): a 512-bit VNNI GEMV over the buffer's packed layout with many accumulators, of the
+  /// family peak (CpuKernel::int8_repack's). Its own fraction: it streams near the memory's rate
+  /// where the plain dot loop and CPU_REPACK's 256-bit GEMV (quantised_dot_fraction) stall (on one
+  /// thread of the Xeon VM, Qwen2.5-0.5B Q8_0 decodes at 16.5 tokens/s plain and 24.8 in the AMX
+  /// buffer; Q4_0 at 20.5 repacked and 34.3 in the AMX buffer).
+  double amx_dot_fraction = 1;
   /// How much of a thread's weight loads hide under its dot loop, in (0, 1]: a decode projection
   /// takes max(memory, dot + (1 - overlap) x memory x u), u = bw(threads) / (threads x one
   /// thread's rate) (1 with few threads, -> 0 on a saturated bus, where other threads fill the
   /// gaps). 1 = a pure roofline; small values: one thread's loads and arithmetic run one after
   /// the other, as few-thread llama.cpp decode does (measured on a 2-core Xeon VM,
-  /// data/measurements/xeon-amx-vm-2c-llamabench.csv).
+  /// data/measurements/xeon-amx-vm-2c-llamabench-noamx.csv).
   double dot_memory_overlap = 1;
   /// Bandwidth one thread of this stack's kernels pulls when the catalog gives no per-core figure
   /// (software prefetch and row splitting set how many misses a thread keeps in flight);
