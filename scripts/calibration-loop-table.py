@@ -3,11 +3,11 @@
 `infercap predict --calibration` (through `infercap validate`), per weight format and thread
 count, for two stacks: the committed one (fitted with these rows) and one fitted without them.
 
-  scripts/calibration-loop-table.py ROWS.csv FITTED.csv WITHOUT.csv
+  scripts/calibration-loop-table.py FITTED.csv WITHOUT.csv ROWS.csv [ROWS.csv ...]
 
-ROWS.csv is the measurement file (its `threads` column says each row's thread count; repeated
-decode runs are averaged); FITTED.csv and WITHOUT.csv are `infercap validate -f csv` outputs over
-it. Writes the table to stdout. Targets (issue 10): 15% decode, 25% prefill, at both thread
+ROWS.csv are the machine's measurement files (the `threads` column says each row's thread count,
+`amx` whether the build ran AMX tiles; repeated decode runs are averaged); FITTED.csv and
+WITHOUT.csv are `infercap validate -f csv` outputs over them. Writes the table to stdout. Targets (issue 10): 15% decode, 25% prefill, at both thread
 counts.
 """
 import csv
@@ -28,16 +28,18 @@ def predictions(path):
 
 
 def main():
-    rows_path, fitted_path, without_path = sys.argv[1:4]
+    fitted_path, without_path = sys.argv[1:3]
     fitted, without = predictions(fitted_path), predictions(without_path)
     groups = defaultdict(list)  # (model, precision, threads, kind) -> [(measured, fit, lodo)]
-    with open(rows_path, newline="", encoding="utf-8") as f:
-        for r in csv.DictReader(f):
-            if r["id"] not in fitted or r["id"] not in without:
-                continue
-            kind = "prefill" if r["metric"].startswith("prefill") else "decode"
-            key = (r["model"], r["precision"], int(r["threads"] or 0), kind)
-            groups[key].append((float(r["value"]), fitted[r["id"]], without[r["id"]]))
+    for rows_path in sys.argv[3:]:
+        with open(rows_path, newline="", encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                if r["id"] not in fitted or r["id"] not in without:
+                    continue
+                kind = "prefill" if r["metric"].startswith("prefill") else "decode"
+                prec = r["precision"] + (" (AMX)" if r.get("amx") == "1" else "")
+                key = (r["model"], prec, int(r["threads"] or 0), kind)
+                groups[key].append((float(r["value"]), fitted[r["id"]], without[r["id"]]))
     print("| model | weights | threads | pp512 measured | predicted | error | without this machine's rows |"
           " tg128 measured (mean of repeats) | predicted | error | without this machine's rows |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

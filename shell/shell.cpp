@@ -22,8 +22,8 @@ void add_deployment_flags(CLI::App& app, spec::DeploymentFlags& f) {
   app.add_option("--numa", f.numa, "CPU: pinned | interleave | single_node");
   app.add_flag("--vm", f.virtualized, "CPU: a virtual machine rather than bare metal");
   app.add_flag("--no-amx", f.no_amx,
-               "CPU: the engine runs without AMX tiles (llama.cpp built with GGML_AMX_*=OFF, or a "
-               "VM that does not grant tile data)");
+               "CPU: the engine runs without AMX tiles (llama.cpp built with GGML_AMX_*=OFF, or "
+               "by a compiler that leaves its AMX path out: clang 14 names the macro __AMXINT8__)");
 }
 
 std::string data_dir_or_default(const std::string& flag) {

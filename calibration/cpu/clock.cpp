@@ -78,13 +78,14 @@ double measure_core_clock_hz() {
   // Many short runs, the fastest kept: on a shared machine a 0.5 ms run often goes by without
   // the scheduler taking the core away, where a 20 ms one seldom does.
   constexpr uint64_t kAdds = 2'000'000;  // ~0.5 ms at 4 GHz
+  constexpr uint64_t kMuls = kAdds / 4;  // 1.5 M cycles at 3 cycles each, a multiple of 8
   add_chain_s(40 * kAdds);               // warm-up: the core ramps out of its idle P-state
   double best_add = 0, best_mul = 0;
   for (int i = 0; i < 64; ++i) {
     const double s = add_chain_s(kAdds);
     if (s > 0) best_add = std::max(best_add, static_cast<double>(kAdds) / s);
-    const double m = mul_chain_s(kAdds / 4);
-    if (m > 0) best_mul = std::max(best_mul, 3.0 * static_cast<double>(kAdds / 4) / m);
+    const double m = mul_chain_s(kMuls);
+    if (m > 0) best_mul = std::max(best_mul, 3.0 * static_cast<double>(kMuls) / m);
   }
   // Two chains on different units must agree: a core that shortcuts one of them (as Golden Cove
   // does add-immediate) gives no clock rather than a wrong one.

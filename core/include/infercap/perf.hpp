@@ -36,8 +36,10 @@ struct CpuOptions {
   bool virtualized = false;
   double vm_bandwidth_factor = 0.45;  ///< seed 000 §4.3: bare metal "more than twice" a cloud VM
   /// The engine uses AMX tiles where the CPU has them. False for a build without them
-  /// (llama.cpp's GGML_AMX_*=OFF) or where the OS does not grant tile data (some VMs: ggml's
-  /// AMX path then dies on the first tile load), so prefill runs on the AVX-512 dot loops.
+  /// (llama.cpp's GGML_AMX_*=OFF, or a clang 14 build, which defines __AMXINT8__ where ggml tests
+  /// __AMX_INT8__), so prefill runs on the AVX-512 dot loops and decode on the vector dot code.
+  /// (A GCC 12 build of ggml's AMX path dies on its first tile load: GCC drops the stores that
+  /// fill the tile configuration; ggml-org/llama.cpp PR #26954.)
   bool amx = true;
 };
 
