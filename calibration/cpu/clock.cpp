@@ -7,69 +7,42 @@
 namespace infercap::calibration::cpu {
 namespace {
 
-// `adds` dependent additions (a multiple of 8) on one register; returns seconds.
-// The addend is a register, not an immediate: Golden Cove and later Intel cores (Sapphire Rapids
-// on) fold chains of add-immediate at rename, several a cycle. On a Sapphire Rapids-class guest a
-// chain of `add $1` ran at 19.1 "GHz", while `add reg` and `imul reg` / 3 agreed at 3.7-3.8 GHz.
-double add_chain_s(uint64_t adds) {
+// Eight copies of one instruction: a loop trip of a dependent chain.
+#define INFERCAP_CHAIN8(insn) insn insn insn insn insn insn insn insn
+
+// `n` dependent operations (a multiple of 8) on one register; returns seconds. Eight per loop
+// trip keep the loop's own sub/jnz (which fuse and run on another port) off the chain's critical
+// path. The operand is a register, not an immediate: Golden Cove and later Intel cores (Sapphire
+// Rapids on) fold chains of add-immediate at rename, several a cycle. On a Sapphire Rapids-class
+// guest a chain of `add $1` ran at 19.1 "GHz", while `add reg` and `imul reg` / 3 agreed at
+// 3.7-3.8 GHz. `mul` false: ADD r64, r64, 1 cycle on every x86-64 core since the P6. true: IMUL
+// r64, r64, 3 cycles on every Intel core since Nehalem and every AMD core since Zen.
+double chain_s(uint64_t n, bool mul) {
 #if defined(__x86_64__)
-  uint64_t x = 0, n = adds;
+  uint64_t x = 1, count = n;
   const uint64_t one = 1;
   const auto t0 = std::chrono::steady_clock::now();
-  // Eight adds per loop trip keep the loop's own sub/jnz (which fuse and run on another port)
-  // off the chain's critical path: the chain is 8 cycles a trip on every core.
-  __asm__ volatile(
-      "1:\n\t"
-      "add %2, %0\n\t"
-      "add %2, %0\n\t"
-      "add %2, %0\n\t"
-      "add %2, %0\n\t"
-      "add %2, %0\n\t"
-      "add %2, %0\n\t"
-      "add %2, %0\n\t"
-      "add %2, %0\n\t"
-      "sub $8, %1\n\t"
-      "jnz 1b\n\t"
-      : "+r"(x), "+r"(n)
-      : "r"(one)
-      : "cc");
+  if (mul) {
+    __asm__ volatile("1:\n\t" INFERCAP_CHAIN8("imul %2, %0\n\t") "sub $8, %1\n\tjnz 1b\n\t"
+                     : "+r"(x), "+r"(count)
+                     : "r"(one)
+                     : "cc");
+  } else {
+    __asm__ volatile("1:\n\t" INFERCAP_CHAIN8("add %2, %0\n\t") "sub $8, %1\n\tjnz 1b\n\t"
+                     : "+r"(x), "+r"(count)
+                     : "r"(one)
+                     : "cc");
+  }
   const auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration<double>(t1 - t0).count();
 #else
-  (void)adds;
+  (void)n;
+  (void)mul;
   return 0;
 #endif
 }
 
-// `muls` dependent 64-bit multiplies (a multiple of 8); returns seconds. IMUL r64, r64 has a
-// latency of 3 cycles on every Intel core since Nehalem and every AMD core since Zen.
-double mul_chain_s(uint64_t muls) {
-#if defined(__x86_64__)
-  uint64_t x = 1, n = muls;
-  const uint64_t one = 1;
-  const auto t0 = std::chrono::steady_clock::now();
-  __asm__ volatile(
-      "1:\n\t"
-      "imul %2, %0\n\t"
-      "imul %2, %0\n\t"
-      "imul %2, %0\n\t"
-      "imul %2, %0\n\t"
-      "imul %2, %0\n\t"
-      "imul %2, %0\n\t"
-      "imul %2, %0\n\t"
-      "imul %2, %0\n\t"
-      "sub $8, %1\n\t"
-      "jnz 1b\n\t"
-      : "+r"(x), "+r"(n)
-      : "r"(one)
-      : "cc");
-  const auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double>(t1 - t0).count();
-#else
-  (void)muls;
-  return 0;
-#endif
-}
+#undef INFERCAP_CHAIN8
 
 }  // namespace
 
@@ -79,12 +52,12 @@ double measure_core_clock_hz() {
   // the scheduler taking the core away, where a 20 ms one seldom does.
   constexpr uint64_t kAdds = 2'000'000;  // ~0.5 ms at 4 GHz
   constexpr uint64_t kMuls = kAdds / 4;  // 1.5 M cycles at 3 cycles each, a multiple of 8
-  add_chain_s(40 * kAdds);               // warm-up: the core ramps out of its idle P-state
+  chain_s(40 * kAdds, false);            // warm-up: the core ramps out of its idle P-state
   double best_add = 0, best_mul = 0;
   for (int i = 0; i < 64; ++i) {
-    const double s = add_chain_s(kAdds);
+    const double s = chain_s(kAdds, false);
     if (s > 0) best_add = std::max(best_add, static_cast<double>(kAdds) / s);
-    const double m = mul_chain_s(kMuls);
+    const double m = chain_s(kMuls, true);
     if (m > 0) best_mul = std::max(best_mul, 3.0 * static_cast<double>(kMuls) / m);
   }
   // Two chains on different units must agree: a core that shortcuts one of them (as Golden Cove
