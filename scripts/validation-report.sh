@@ -189,11 +189,12 @@ done
   echo
   echo "$LOOP"
   echo
-  echo "Seed claims on the catalog's xeon-8462yp (AMX, 2 sockets) as a check of the CPU model, with"
-  echo "the parameters no public row determines (F16 prefill, AMX tiles) at their stated start values"
-  echo "and a second socket adding 20% to the prompt rate (\`cross_socket_compute_fraction\`, from a"
-  echo "public 1- vs 2-socket llama-bench run; before it, the two sockets counted as 2x and the"
-  echo "TTFTs were 51-69% short). The Q8_0 TTFTs, the AMX tiles' prefill, are the ones still far off:"
+  echo "Seed claims on the catalog's xeon-8462yp (AMX, 2 sockets) as a check of the CPU model: F16"
+  echo "prefill and the AMX tiles' fraction come from the local ground truth (the Xeon guest's AMX"
+  echo "rows), and a second socket adds 20% to the prompt rate (\`cross_socket_compute_fraction\`,"
+  echo "from a public 1- vs 2-socket llama-bench run; before it, the two sockets counted as 2x and the"
+  echo "TTFTs were 51-69% short). The Q8_0 TTFTs, the AMX tiles' prefill over 64 cores of an"
+  echo "unnamed CPU and framework, are the ones still far off:"
   echo
   rows_md "${CPU[*]}" '^SEED-0(0|1)'
   echo
