@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "infercap/spec/catalog.hpp"
@@ -324,10 +325,18 @@ sources: [{fields: ["*"], ref: fixture, date: 2026-11-29}]
   CHECK(s->memory_reserve_bytes == Approx(1073741824.0));
 }
 
-TEST_CASE("stack loader: cross_socket_compute_fraction, default 1, a fraction in (0, 1]",
+TEST_CASE("stack loader: CPU fractions with default 1, each in (0, 1], written back as read",
           "[unit]") {
-  auto load = [](const std::string& value, Diagnostics& d) {
-    const std::string text = std::string(R"(schema_version: 1
+  // cross_socket_compute_fraction and amx_dot_fraction (the AMX buffer's decode GEMV): absent
+  // means 1, out of (0, 1] is an error naming the key, and the stack writer keeps the value.
+  using Field = double StackEfficiency::*;
+  const std::pair<const char*, Field> keys[] = {
+      {"cross_socket_compute_fraction", &StackEfficiency::cross_socket_compute_fraction},
+      {"amx_dot_fraction", &StackEfficiency::amx_dot_fraction}};
+  for (const auto& [key, field] : keys) {
+    INFO(key);
+    auto load = [key = std::string(key)](const std::string& value, Diagnostics& d) {
+      const std::string text = std::string(R"(schema_version: 1
 kind: stack
 name: t-stack
 classes:
@@ -335,26 +344,34 @@ classes:
     weight_bandwidth_fraction: 0.8
     kv_bandwidth_fraction: 0.6
     gemm_compute_fraction: 0.5
-)") + (value.empty() ? "" : "    cross_socket_compute_fraction: " + value + "\n") +
-                             R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-02}]
+    cpu_isa_kernels: true
+)") + (value.empty() ? "" : "    " + key + ": " + value + "\n") +
+                               R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-02}]
 )";
-    const Document doc = doc_of(text.c_str(), d);
-    return load_stack(doc, d);
-  };
-  Diagnostics d0;
-  auto plain = load("", d0);
-  REQUIRE(plain);
-  CHECK(plain->for_class(HwClass::cpu).cross_socket_compute_fraction == 1);
-  Diagnostics d1;
-  auto set = load("0.2", d1);
-  INFO(d1.format());
-  REQUIRE(set);
-  CHECK(set->for_class(HwClass::cpu).cross_socket_compute_fraction == Approx(0.2));
-  for (const char* bad : {"0", "1.5", "-0.1"}) {
-    Diagnostics d2;
-    INFO(bad);
-    CHECK_FALSE(load(bad, d2));
-    CHECK_THAT(d2.format(), Catch::Contains("cross_socket_compute_fraction"));
+      const Document doc = doc_of(text.c_str(), d);
+      return load_stack(doc, d);
+    };
+    Diagnostics d0;
+    auto plain = load("", d0);
+    REQUIRE(plain);
+    CHECK(plain->for_class(HwClass::cpu).*field == 1);
+    Diagnostics d1;
+    auto set = load("0.2", d1);
+    INFO(d1.format());
+    REQUIRE(set);
+    CHECK(set->for_class(HwClass::cpu).*field == Approx(0.2));
+    Diagnostics d3;
+    const Document again = parse_text(cli::stack_to_yaml(*set), "w.yaml", d3);
+    auto back = load_stack(again, d3);
+    INFO(d3.format());
+    REQUIRE(back);
+    CHECK(back->for_class(HwClass::cpu).*field == Approx(0.2));
+    for (const char* bad : {"0", "1.5", "-0.1"}) {
+      Diagnostics d2;
+      INFO(bad);
+      CHECK_FALSE(load(bad, d2));
+      CHECK_THAT(d2.format(), Catch::Contains(key));
+    }
   }
 }
 
