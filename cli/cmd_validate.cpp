@@ -132,7 +132,7 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
     // and how fast one thread pulls memory (what few-thread decode runs are limited by).
     // Each kernel family's fraction is fitted only from rows that run it: AMX tiles or vector
     // units for quantised prefill, the AMX buffer's GEMV or the vector dot code for quantised
-    // decode.
+    // decode, as the model reads them (llamacpp_cpu_fractions).
     bool amx_prefill = false, vector_quant_prefill = false, few_threads = false;
     bool amx_decode = false, vector_quant_decode = false;
     for (const auto& c : cases) {
@@ -140,12 +140,12 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
       CpuTopology engine = *c.hardware.cpu;  // a build without AMX runs prefill on VNNI
       engine.amx = engine.amx && c.deployment.cpu.amx;
       const auto k = llamacpp_cpu_kernels(c.deployment.precision.weights, engine);
-      const bool quant = is_block_quantised(c.deployment.precision.weights);
-      if (c.metric != BenchMetric::generation_tokens_per_s) {
-        (is_amx(k.prefill) ? amx_prefill : vector_quant_prefill) |= quant;
-      } else {
-        (is_amx(k.prefill) ? amx_decode : vector_quant_decode) |= quant;
-      }
+      const CpuKernelFractions f = llamacpp_cpu_fractions(c.deployment.precision.weights, k);
+      const auto used = c.metric != BenchMetric::generation_tokens_per_s ? f.prefill : f.decode;
+      amx_prefill |= used == &StackEfficiency::amx_gemm_fraction;
+      vector_quant_prefill |= used == &StackEfficiency::quantised_gemm_compute_fraction;
+      amx_decode |= used == &StackEfficiency::amx_dot_fraction;
+      vector_quant_decode |= used == &StackEfficiency::quantised_dot_fraction;
       few_threads = few_threads || (c.deployment.cpu.threads_per_socket > 0 &&
                                     c.deployment.cpu.threads_per_socket < c.hardware.cpu->cores);
     }

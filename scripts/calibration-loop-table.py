@@ -7,8 +7,8 @@ count, for two stacks: the committed one (fitted with these rows) and one fitted
 
 ROWS.csv are the machine's measurement files (the `threads` column says each row's thread count,
 `amx` whether the build ran AMX tiles; repeated decode runs are averaged); FITTED.csv and
-WITHOUT.csv are `infercap validate -f csv` outputs over them. Writes the table to stdout. Targets (issue 10): 15% decode, 25% prefill, at both thread
-counts.
+WITHOUT.csv are `infercap validate -f csv` outputs over them. Writes the table to stdout.
+Targets (issue 10): 15% decode, 25% prefill, at both thread counts.
 """
 import csv
 import sys

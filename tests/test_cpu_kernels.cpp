@@ -209,6 +209,18 @@ TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
   CHECK(llamacpp_cpu_kernels(DType::bf16, vnni).prefill == CpuKernel::bf16_dot);
   CHECK(llamacpp_cpu_kernels(DType::bf16, avx2).prefill == CpuKernel::fp32_fma);
   CHECK(llamacpp_cpu_kernels(DType::fp32, amx).decode == CpuKernel::fp32_fma);
+  // The fractions that scale each choice: AMX tiles and the AMX buffer's GEMV have their own;
+  // int8 runs as Q8_0, so it takes the quantised ones; native formats the plain ones.
+  using E = StackEfficiency;
+  const auto q8_amx = llamacpp_cpu_fractions(DType::q8_0, llamacpp_cpu_kernels(DType::q8_0, amx));
+  CHECK(q8_amx.prefill == &E::amx_gemm_fraction);
+  CHECK(q8_amx.decode == &E::amx_dot_fraction);
+  const auto i8 = llamacpp_cpu_fractions(DType::int8, llamacpp_cpu_kernels(DType::int8, vnni));
+  CHECK(i8.prefill == &E::quantised_gemm_compute_fraction);
+  CHECK(i8.decode == &E::quantised_dot_fraction);
+  const auto f16 = llamacpp_cpu_fractions(DType::fp16, llamacpp_cpu_kernels(DType::fp16, amx));
+  CHECK(f16.prefill == &E::gemm_compute_fraction);
+  CHECK(f16.decode == &E::dot_fraction);
 }
 
 TEST_CASE("a Q4_0 file's output tensor: Q6_K, or Q8_0 where hidden is not a multiple of 256",

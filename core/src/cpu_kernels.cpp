@@ -125,6 +125,21 @@ CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu) {
   }
 }
 
+CpuKernelFractions llamacpp_cpu_fractions(DType weights, const CpuKernelChoice& k) {
+  const bool quant = is_block_quantised(weights) || weights == DType::int8;
+  CpuKernelFractions f;
+  if (is_amx(k.prefill)) {
+    f.prefill = &StackEfficiency::amx_gemm_fraction;
+  } else if (quant) {
+    f.prefill = &StackEfficiency::quantised_gemm_compute_fraction;
+  }
+  if (quant) {
+    f.decode = is_amx(k.prefill) ? &StackEfficiency::amx_dot_fraction
+                                 : &StackEfficiency::quantised_dot_fraction;
+  }
+  return f;
+}
+
 CpuOutputTensor llamacpp_output_tensor(DType weights, int hidden, const CpuTopology& cpu) {
   if (weights != DType::q4_0 && weights != DType::int4) return {};
   // Q6_K: 256 weights in 128 B of low nibbles + 64 B of high bits + 16 B of scales + 2 B of d;

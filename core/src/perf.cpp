@@ -227,20 +227,12 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
           hw.name, stack.name, dtype_name(dep.precision.weights), cpu_kernel_name(k.prefill),
           cpu_kernel_name(k.decode))};
     }
-    // Integer weights take the quantised kernels' fractions (llama.cpp runs int8 as Q8_0).
-    const bool quant =
-        is_block_quantised(dep.precision.weights) || dep.precision.weights == DType::int8;
-    const double frac = is_amx(k.prefill) ? eff.amx_gemm_fraction
-                        : quant           ? eff.quantised_gemm_compute_fraction
-                                          : eff.gemm_compute_fraction;
-    r.gemm_flops = core_hz * prefill_ops * frac;
+    // Each kernel family's fraction of its peak (llamacpp_cpu_fractions).
+    const CpuKernelFractions fractions = llamacpp_cpu_fractions(dep.precision.weights, k);
+    r.gemm_flops = core_hz * prefill_ops * (eff.*fractions.prefill);
     r.attn_flops = core_hz * attn_ops * eff.attention_compute_fraction;
     // Decode: one multiply-add (2 ops) per weight per token in the family's dot loop.
-    // Where the AMX buffer holds the weights (its tiles run prefill) its own GEMV runs decode.
-    const double dot = is_amx(k.prefill) && quant ? eff.amx_dot_fraction
-                       : quant                    ? eff.quantised_dot_fraction
-                                                  : eff.dot_fraction;
-    isa_decode_ops = core_hz * isa_decode_ops * dot / 2.0;
+    isa_decode_ops = core_hz * isa_decode_ops * (eff.*fractions.decode) / 2.0;
     // The output projection in its own format and kernel (a Q4_0 file's Q6_K or Q8_0 lm_head):
     // its bytes, and its issue time relative to the weights' kernel, per weight.
     const CpuOutputTensor out =

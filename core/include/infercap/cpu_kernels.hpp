@@ -13,6 +13,7 @@
 
 #include "infercap/hardware.hpp"
 #include "infercap/precision.hpp"
+#include "infercap/stack.hpp"
 
 namespace infercap {
 
@@ -73,13 +74,26 @@ struct CpuKernelChoice {
 ///    quantised to Q8_0 / Q8_K blocks and the weights meet them in integer dot products (VNNI
 ///    where present, else AVX2 VPMADDUBSW). Q4_0, Q4_K (and int4) are repacked at load on any
 ///    AVX2 part (the CPU_REPACK buffer type, llama.cpp since late 2024) and run int8_repack in
-///    both phases; Q8_0 has no x86 repack and runs the 256-bit dot code. With AMX the prefill
-///    runs on AMX int8 tiles (the AMX buffer type, which takes these formats first), decode
-///    stays on VNNI (the AMX kernels' batch-1 path).
+///    both phases; Q8_0 has no x86 repack and runs the 256-bit dot code. With AMX the AMX buffer
+///    type takes these formats first: prefill on AMX int8 tiles, decode on the buffer's own
+///    512-bit VNNI GEMV over its packed layout (amx/mmq.cpp, M == 1), an int8_repack kernel.
 ///  * F16: converted to fp32 and multiplied with FMA (vec_dot_f16, tinyBLAS F16).
 ///  * BF16: VDPBF16PS where AVX512-BF16 exists, else widened to fp32.
 ///  * F32 (and anything else): fp32 FMA.
 CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu);
+
+/// The StackEfficiency fractions that scale a llama.cpp kernel choice on the per-ISA path
+/// (cpu_isa_kernels): prefill at amx_gemm_fraction on AMX tiles, else
+/// quantised_gemm_compute_fraction for quantised weights (block formats and int8, which llama.cpp
+/// runs as Q8_0), else gemm_compute_fraction; decode at amx_dot_fraction where the AMX buffer
+/// holds quantised weights (its tiles run their prefill), else quantised_dot_fraction or
+/// dot_fraction. The model reads them here and the fit selects its parameters by them, so both
+/// agree on which rows speak for which fraction.
+struct CpuKernelFractions {
+  double StackEfficiency::*prefill = &StackEfficiency::gemm_compute_fraction;
+  double StackEfficiency::*decode = &StackEfficiency::dot_fraction;
+};
+CpuKernelFractions llamacpp_cpu_fractions(DType weights, const CpuKernelChoice& k);
 
 /// The output projection (lm_head) of a GGUF file where llama-quantize stores it in another
 /// format than the other weights (src/llama-quant.cpp llama_tensor_get_type: the output tensor of
