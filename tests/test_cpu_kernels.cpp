@@ -235,10 +235,70 @@ TEST_CASE("a Q4_0 file's output tensor: Q6_K, or Q8_0 where hidden is not a mult
   CHECK(q8.bytes_per_weight == Approx(34.0 / 32));
   CHECK(q8.decode == CpuKernel::int8_vnni);
   CHECK(llamacpp_output_tensor(DType::int4, 896, avx2).decode == CpuKernel::int8_maddubs);
+  CHECK(q8.fraction == &StackEfficiency::quantised_dot_fraction);
+  // Where AMX runs, the AMX buffer holds the output tensor too: a Q8_0 output in its 38-byte
+  // blocks (32 quants, fp16 scale, int32 compensation) on its GEMV at amx_dot_fraction; a Q6_K
+  // one keeps its 210 B per 256 and the per-row dot rate.
+  const CpuTopology amx = *amx_cpu().cpu;
+  const CpuOutputTensor q8_amx = llamacpp_output_tensor(DType::q4_0, 896, amx);
+  CHECK(q8_amx.bytes_per_weight == Approx(38.0 / 32));
+  CHECK(q8_amx.decode == CpuKernel::int8_repack);
+  CHECK(q8_amx.fraction == &StackEfficiency::amx_dot_fraction);
+  const CpuOutputTensor q6_amx = llamacpp_output_tensor(DType::q4_0, 2048, amx);
+  CHECK(q6_amx.bytes_per_weight == Approx(210.0 / 256));
+  CHECK(q6_amx.fraction == &StackEfficiency::quantised_dot_fraction);
   // Every other format keeps one format throughout (Q4_K_M's 4.85 bits already average it in).
   CHECK(llamacpp_output_tensor(DType::q8_0, 4096, vnni).bytes_per_weight == 0);
   CHECK(llamacpp_output_tensor(DType::q4_k_m, 4096, vnni).bytes_per_weight == 0);
   CHECK(llamacpp_output_tensor(DType::fp16, 4096, vnni).bytes_per_weight == 0);
+}
+
+TEST_CASE("the bytes llama.cpp streams per weight: the AMX buffer widens Q8_0 to 38 per 32",
+          "[model]") {
+  const CpuTopology amx = *amx_cpu().cpu, vnni = *vnni_cpu().cpu;
+  auto streamed = [](DType w, const CpuTopology& c) {
+    return llamacpp_streamed_bytes_per_weight(w, llamacpp_cpu_kernels(w, c));
+  };
+  // amx/mmq.cpp get_row_size: a Q8_0 block (32 B quants + 2 B scale) gains a 4 B int32
+  // compensation term: 38 / 32 = 1.1875 B, against the file's 34 / 32 = 1.0625.
+  CHECK(streamed(DType::q8_0, amx) == Approx(38.0 / 32));
+  CHECK(streamed(DType::int8, amx) == Approx(38.0 / 32));
+  CHECK(streamed(DType::q8_0, vnni) == Approx(34.0 / 32));
+  // Q4_0 packs to its own size (18 B per 32); formats the buffer does not hold keep theirs.
+  CHECK(streamed(DType::q4_0, amx) == Approx(18.0 / 32));
+  CHECK(streamed(DType::fp16, amx) == Approx(2.0));
+  CHECK(streamed(DType::bf16, amx) == Approx(2.0));
+}
+
+TEST_CASE("a Q8_0 decode step on an AMX engine streams the AMX buffer's 38-byte blocks",
+          "[model]") {
+  // model_1b in Q8_0 on one thread of amx_cpu(), no fixed cost per kernel: each projection's
+  // bytes are its weights x 38/32, and its dot-loop time counts weights, not bytes (the packed
+  // GEMV at 4e9 x 128 x 0.6 / 2 = 153.6e9 weights/s). Without AMX the same file streams 34/32.
+  ModelSpec m = model_1b();
+  StackSpec s = isa_stack();
+  s.for_class(HwClass::cpu).kernel_overhead_s = 0;
+  Deployment d = dep(DType::q8_0);
+  d.cpu.threads_per_socket = 1;
+  const double ffn_up_weights = 2.0 * 2048 * 8192 * m.layers;
+  auto ffn_up = [&](const Deployment& dd) {
+    auto p = PerfModel::create(m, amx_cpu(), s, dd);
+    REQUIRE(p.ok());
+    for (const auto& o : p->decode_breakdown(1, 0).ops)
+      if (o.cost.name == "ffn_up") return o;
+    FAIL("no ffn_up in the decode step");
+    return OpTime{};
+  };
+  const OpTime amx = ffn_up(d);
+  CHECK(amx.cost.weight_bytes == Approx(ffn_up_weights * 38 / 32));
+  CHECK(amx.issue_s == Approx(ffn_up_weights / (4e9 * 128 * 0.6 / 2)));
+  Deployment no_amx = d;
+  no_amx.cpu.amx = false;
+  CHECK(ffn_up(no_amx).cost.weight_bytes == Approx(ffn_up_weights * 34 / 32));
+  // The memory report holds the packed copy: total_params x 38/32.
+  auto p = PerfModel::create(m, amx_cpu(), s, d);
+  REQUIRE(p.ok());
+  CHECK(p->memory(1, 0).weights_bytes == Approx(total_params(m) * 38 / 32));
 }
 
 TEST_CASE("a Q4_0 decode step streams its Q6_K lm_head on the VPMADDUBSW dot loop", "[model]") {

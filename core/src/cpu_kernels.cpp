@@ -140,12 +140,20 @@ CpuKernelFractions llamacpp_cpu_fractions(DType weights, const CpuKernelChoice& 
   return f;
 }
 
+double llamacpp_streamed_bytes_per_weight(DType weights, const CpuKernelChoice& k) {
+  const double file = bytes_per_element(weights);
+  // int8 runs as Q8_0 (llamacpp_cpu_kernels), whose block the AMX buffer widens to 38 bytes.
+  if (is_amx(k.prefill) && (weights == DType::q8_0 || weights == DType::int8)) return 38.0 / 32.0;
+  return file;
+}
+
 CpuOutputTensor llamacpp_output_tensor(DType weights, int hidden, const CpuTopology& cpu) {
   if (weights != DType::q4_0 && weights != DType::int4) return {};
   // Q6_K: 256 weights in 128 B of low nibbles + 64 B of high bits + 16 B of scales + 2 B of d;
-  // Q8_0: 32 weights in 32 B + a 2-byte scale.
+  // Q8_0: 32 weights in 32 B + a 2-byte scale (+ a 4-byte compensation in the AMX buffer).
   constexpr int kQ6KBlock = 256;
   if (hidden > 0 && hidden % kQ6KBlock == 0) return {210.0 / 256.0, CpuKernel::int8_maddubs};
+  if (cpu.amx) return {38.0 / 32.0, CpuKernel::int8_repack, &StackEfficiency::amx_dot_fraction};
   return {34.0 / 32.0, cpu.avx512_vnni ? CpuKernel::int8_vnni : CpuKernel::int8_maddubs};
 }
 

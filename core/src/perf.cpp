@@ -211,10 +211,13 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   const bool isa = hw.hw_class == HwClass::cpu && hw.cpu && eff.cpu_isa_kernels &&
                    !stack.datasheet_peaks && !dep.compute;
   double isa_decode_ops = 0;
+  // Bytes per weight the decode streams: the format's, or the engine's packed layout's.
+  double streamed_bpe = bytes_per_element(dep.precision.weights);
   if (isa) {
     CpuTopology engine_cpu = *hw.cpu;
     engine_cpu.amx = engine_cpu.amx && dep.cpu.amx;
     const CpuKernelChoice k = llamacpp_cpu_kernels(dep.precision.weights, engine_cpu);
+    streamed_bpe = llamacpp_streamed_bytes_per_weight(dep.precision.weights, k);
     const double clock = hw.cpu->base_clock_hz > 0 ? hw.cpu->base_clock_hz : hw.clock_hz;
     const double core_hz = std::min<double>(threads, hw.cpu->cores) * clock;
     const double prefill_ops = cpu_kernel_ops_per_cycle(hw, k.prefill);
@@ -239,11 +242,11 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
         llamacpp_output_tensor(dep.precision.weights, model.hidden, engine_cpu);
     const double out_ops = cpu_dot_loop_ops_per_cycle(hw, out.decode);
     if (out.bytes_per_weight > 0 && out_ops > 0 && isa_decode_ops > 0) {
-      const double out_weights_per_s = core_hz * out_ops * eff.quantised_dot_fraction / 2.0;
+      const double out_weights_per_s = core_hz * out_ops * (eff.*out.fraction) / 2.0;
       m.lm_head_bytes_per_element_ = out.bytes_per_weight;
-      // eval_ops counts an op's weights as its bytes / the weights' bytes per element.
-      m.lm_head_issue_scale_ = bytes_per_element(dep.precision.weights) / out.bytes_per_weight *
-                               isa_decode_ops / out_weights_per_s;
+      // eval_ops counts an op's weights as its bytes / the weights' streamed bytes per element.
+      m.lm_head_issue_scale_ =
+          streamed_bpe / out.bytes_per_weight * isa_decode_ops / out_weights_per_s;
     }
   }
   // Several sockets of one CPU server: an engine whose thread pool spans them gains only part of
@@ -342,14 +345,11 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     if (gemv > 0 && stream > 0) gemv_ratio = gemv / stream;
     r.weight_bw *= gemv_ratio;
   }
-  m.weight_bytes_per_element_ = bytes_per_element(dep.precision.weights);
-  m.weight_bytes_dev_ =
-      total_params(model) * bytes_per_element(dep.precision.weights) / (dep.tp * dep.pp);
+  m.weight_bytes_per_element_ = streamed_bpe;
+  m.weight_bytes_dev_ = total_params(model) * streamed_bpe / (dep.tp * dep.pp);
   if (m.lm_head_bytes_per_element_ > 0 && model.arch != ModelArch::encoder) {
-    m.weight_bytes_dev_ +=
-        static_cast<double>(model.vocab) * model.hidden *
-        (m.lm_head_bytes_per_element_ - bytes_per_element(dep.precision.weights)) /
-        (dep.tp * dep.pp);
+    m.weight_bytes_dev_ += static_cast<double>(model.vocab) * model.hidden *
+                           (m.lm_head_bytes_per_element_ - streamed_bpe) / (dep.tp * dep.pp);
   }
   // A model whose weights fit in the measured cache streams them at cache speed. The cache rate
   // was read on the profile's threads; each core reads its own slice, so on a CPU it scales with
@@ -464,7 +464,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
   const double B = batch;
   const double M = B * q;  // tokens in the step
   const double h = md.hidden;
-  const double wb = bytes_per_element(dep_.precision.weights);
+  const double wb = weight_bytes_per_element_;  // as streamed: the engine's layout where it packs
   const double ab = eff_.activation_bytes_per_element > 0 ? eff_.activation_bytes_per_element
                     : bytes_per_element(dep_.precision.activations) >= 2
                         ? bytes_per_element(dep_.precision.activations)

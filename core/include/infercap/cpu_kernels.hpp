@@ -77,7 +77,8 @@ struct CpuKernelChoice {
 ///    both phases; Q8_0 has no x86 repack and runs the 256-bit dot code. With AMX the AMX buffer
 ///    type takes these formats first: prefill on AMX int8 tiles, decode on the buffer's own
 ///    512-bit VNNI GEMV over its packed layout (amx/mmq.cpp, M == 1), an int8_repack kernel.
-///  * F16: converted to fp32 and multiplied with FMA (vec_dot_f16, tinyBLAS F16).
+///  * F16: converted to fp32 and multiplied with FMA (vec_dot_f16, tinyBLAS F16; in an AMX build
+///    the AMX buffer's tinygemm_kernel_avx, the same VCVTPH2PS + FMA family).
 ///  * BF16: VDPBF16PS where AVX512-BF16 exists, else widened to fp32.
 ///  * F32 (and anything else): fp32 FMA.
 CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu);
@@ -95,17 +96,39 @@ struct CpuKernelFractions {
 };
 CpuKernelFractions llamacpp_cpu_fractions(DType weights, const CpuKernelChoice& k);
 
+/// Bytes per weight that llama.cpp streams in decode for a weight format and kernel choice: the
+/// format's own size, except where the AMX buffer type holds the weights in its packed layout
+/// (amx/mmq.cpp get_row_size): a Q8_0 block there carries its 32 quants, its fp16 scale and an
+/// int32 s8s8 compensation term (the VNNI kernel feeds u8 activations), 38 bytes per 32 weights
+/// against the file's 34. Measured: the AMX buffer of Qwen2.5-0.5B Q8_0 holds 559.4 MiB for its
+/// 494.0 M matrix weights, 1.1875 bytes each (llama-bench -v, load_tensors). Q4_0 packs to its
+/// file size (346.1 MiB with the Q8_0 output, to the byte). Q4_K and Q5_K add 4 bytes per
+/// 256-weight super-block (under 3%), not counted: a Q4_K_M file mixes them with Q6_K tensors
+/// whose share the model does not know.
+double llamacpp_streamed_bytes_per_weight(DType weights, const CpuKernelChoice& k);
+
 /// The output projection (lm_head) of a GGUF file where llama-quantize stores it in another
 /// format than the other weights (src/llama-quant.cpp llama_tensor_get_type: the output tensor of
 /// a Q4_0 file is Q6_K; tensor_type_fallback demotes Q6_K to Q8_0 where the row, the hidden size,
-/// is not a multiple of Q6_K's 256-weight super-block, e.g. Qwen2.5-0.5B's 896). Neither is
-/// repacked on x86 (repack.cpp repacks Q6_K on NEON only, Q8_0 on NEON and RISC-V), so decode
-/// runs the per-row dot code: vec_dot_q6_K_q8_K (AVX2 VPMADDUBSW + VPMADDWD, no VNNI path) or
-/// vec_dot_q8_0_q8_0 (VNNI where present). Q4_K_M needs no entry: its 4.85 bits per weight are
-/// the file's average, output tensor included; other formats keep one format throughout.
+/// is not a multiple of Q6_K's 256-weight super-block, e.g. Qwen2.5-0.5B's 896). Without AMX
+/// neither is repacked on x86 (repack.cpp repacks Q6_K on NEON only, Q8_0 on NEON and RISC-V), so
+/// decode runs the per-row dot code: vec_dot_q6_K_q8_K (AVX2 VPMADDUBSW + VPMADDWD, no VNNI
+/// path) or vec_dot_q8_0_q8_0 (VNNI where present), at quantised_dot_fraction. Where AMX runs,
+/// the AMX buffer takes the output tensor too (its list of buffer types is the layers'): a Q8_0
+/// output then streams the buffer's 38-byte blocks through its VNNI GEMV at amx_dot_fraction,
+/// like the layers of a Q8_0 file; a Q6_K output (no extra bytes in that layout) runs the
+/// buffer's Q6_K GEMV (tinygemm_kernel_vnni<block_q8_K, block_q6_K>), which unpacks the 6-bit
+/// quants and multiplies each 16-weight group's scale in zmm integer code: the per-row dot rate
+/// at quantised_dot_fraction still stands for it. Measured on the Xeon guest, one thread,
+/// Llama-3.2-1B Q4_0 with its output re-quantised (llama-quantize --output-tensor-type): the Q6_K
+/// output costs 26 ms a token against 9.5 ms for a Q4_0 one and 19 ms for Q8_0 (its 312 MB at
+/// the 16 GB/s stream), which the dot rate gives (docs/model.md). Q4_K_M needs no entry: its 4.85
+/// bits per weight are the file's average, output tensor included; other formats keep one format
+/// throughout.
 struct CpuOutputTensor {
   double bytes_per_weight = 0;  ///< 0: the output tensor is in the weights' own format
   CpuKernel decode = CpuKernel::int8_maddubs;
+  double StackEfficiency::*fraction = &StackEfficiency::quantised_dot_fraction;
 };
 CpuOutputTensor llamacpp_output_tensor(DType weights, int hidden, const CpuTopology& cpu);
 
