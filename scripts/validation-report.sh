@@ -74,6 +74,17 @@ leave_out_data() {
     -e 's/^    amx_gemm_fraction: .*/    amx_gemm_fraction: 0.04/' "$1/stacks/llama.cpp.yaml"
 }
 leave_out_data "$LODO"
+# The leave-one-device-out refits start from these priors, not from the committed fit: a
+# parameter only the held-out device determines (the AMX fractions: only the Xeon guest has AMX
+# rows) would otherwise carry that device's own fit into its prediction.
+PRIOR="$LODO/priors"
+leave_out_data "$PRIOR"
+# `validate --fit --cross-validate` with the committed fit's table and the held-out lines of the
+# same fit started from the priors.
+fit_and_cv() {
+  "$BIN" validate "$@" --cross-validate | grep -v -e 'leave-one-hardware-out' -e 'held-out device'
+  "$BIN" validate --data "$PRIOR" "$@" --cross-validate | grep -e 'leave-one-hardware-out' -e 'held-out device'
+}
 "$BIN" validate -i "$B/llamacpp-gpu-benchmarks.csv" -i "$M/cpu-llamacpp-public.csv" -i "$M/cpu-llamacpp-public-2.csv" --fit llama.cpp \
   --write "$LODO/stacks/llama.cpp.yaml" >/dev/null
 # The calibration loop per machine: the committed stack, and one fitted without that machine's
@@ -122,7 +133,7 @@ done
   echo
   for s in llama.cpp llama.cpp-metal; do
     echo '```'
-    "$BIN" validate "${IN[@]}" --fit "$s" --cross-validate
+    fit_and_cv "${IN[@]}" --fit "$s"
     echo '```'
     echo
   done
@@ -142,7 +153,7 @@ done
   echo "a calibrated machine without llama-bench rows)."
   echo
   echo '```'
-  "$BIN" validate "${CPU[@]}" --fit llama.cpp --cross-validate | grep -v '^gpu'
+  fit_and_cv "${CPU[@]}" --fit llama.cpp | grep -v '^gpu'
   echo '```'
   echo
   rows_md "${CPU[*]}" '^CPU-'

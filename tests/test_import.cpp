@@ -458,6 +458,64 @@ TEST_CASE("a fit on llama-bench rows generated from known stack parameters recov
   CHECK(fit->rms_log_error_before > fit->rms_log_error_after);
 }
 
+TEST_CASE("a fit that starts with fractions at their bound of 1 still finds them below it",
+          "[calib]") {
+  // The forward-difference step of a fraction at 1 is clamped back to 1, so its Jacobian column
+  // read zero and the fit could never move it (the CPU stack's weight_bandwidth_fraction and
+  // amx_dot_fraction sat at 1 so). Truth as in the recovery test above; the start has both GPU
+  // fractions at exactly 1.
+  const StackSpec* base = catalog().find_stack("llama.cpp");
+  REQUIRE(base != nullptr);
+  StackSpec start = *base;
+  auto& s = start.for_class(HwClass::gpu);
+  s.issue_cycles_per_weight = 0;
+  s.quantised_issue_cycles_per_weight = 0;
+  s.flops_per_watt = 0;
+  StackSpec truth = start;
+  truth.for_class(HwClass::gpu).weight_bandwidth_fraction = 0.64;
+  truth.for_class(HwClass::gpu).gemm_compute_fraction = 0.38;
+  s.weight_bandwidth_fraction = 1;
+  s.gemm_compute_fraction = 1;
+  std::string text = read_text(kImportDir + "llama-bench.json");
+  auto first = cli::parse_llama_bench_json(text, "lb.json", {}, catalog());
+  REQUIRE(first);
+  std::vector<BenchCase> cases;
+  for (const auto& m : cli::map_imported(*first, catalog())) {
+    if (!m.bench || m.row.hw_count != 1) continue;
+    for (double scale : {1.0, 2.0}) {
+      BenchCase c = *m.bench;
+      (c.metric == BenchMetric::prefill_tokens_per_s ? c.prompt_tokens : c.output_tokens) *= scale;
+      auto p = predict_case(c, truth);
+      REQUIRE(p);
+      c.measured = *p;
+      cases.push_back(c);
+    }
+  }
+  const std::vector<StackParam> params{StackParam::weight_bandwidth_fraction,
+                                       StackParam::gemm_compute_fraction};
+  auto fit = fit_stack(start, HwClass::gpu, cases, params);
+  REQUIRE(fit);
+  CHECK(fit->stack.for_class(HwClass::gpu).weight_bandwidth_fraction ==
+        Approx(0.64).epsilon(0.01));
+  CHECK(fit->stack.for_class(HwClass::gpu).gemm_compute_fraction == Approx(0.38).epsilon(0.01));
+  CHECK(fit->rms_log_error_after < 1e-3);
+
+  // Rows that want more than the whole bandwidth (measured 25% above a fraction of 1): the
+  // fraction stays at its bound, reported as such, and the other parameter still fits.
+  StackSpec full = truth;
+  full.for_class(HwClass::gpu).weight_bandwidth_fraction = 1;
+  for (auto& c : cases) {
+    auto p = predict_case(c, full);
+    REQUIRE(p);
+    c.measured = *p * (c.metric == BenchMetric::prefill_tokens_per_s ? 1.0 : 1.25);
+  }
+  auto capped = fit_stack(start, HwClass::gpu, cases, params);
+  REQUIRE(capped);
+  CHECK(capped->stack.for_class(HwClass::gpu).weight_bandwidth_fraction == 1.0);
+  CHECK(capped->stack.for_class(HwClass::gpu).gemm_compute_fraction ==
+        Approx(0.38).epsilon(0.02));
+}
+
 TEST_CASE("calibrate --from-benchmarks writes a stack YAML the catalog loads back", "[calib]") {
   cli::ImportArgs a;
   a.from_benchmarks = {kImportDir + "llama-bench.json"};

@@ -49,9 +49,12 @@ VectorWidths vector_widths(const HardwareSpec& hw) {
   // at most, 32 fp32-FMA-equivalent FLOP/cycle, even where AVX-512 doubles f.
   const double f256 = std::min(f, 32.0);
   // zmm multiplies other than fp32 FMA (VPDPBUSD, VPMADDWD, VDPBF16PS) double the 256-bit rate
-  // only on a core with two full 512-bit pipes for them, Zen 5 (the AMD part whose f is 64).
-  // Intel cores issue them on port 0 alone (the port-5 512-bit unit does FP FMA only): the same
-  // work a cycle as two ymm pipes. Zen 4 splits zmm into two 256-bit halves (f = 32).
+  // in llama.cpp's kernels only on Zen 5 (the AMD part whose f is 64). Zen 4 splits zmm into two
+  // 256-bit halves (f = 32). On the AMX Xeon guest a loop of independent zmm VPDPBUSD, VPMADDWD
+  // or VPMADDUBSW alone issues two a cycle (ports 0 and 5), but the kernels' nibble unpacks,
+  // shuffles and broadcasts take port 5 too: fw = f there made the leave-one-device-out errors
+  // worse (decode 17.5% against 16.7%, prefill 20% against 13%; docs/calibration.md), so Intel
+  // keeps the two-ymm-pipe rate. (zmm VDPBF16PS issues one per two cycles there.)
   const bool zmm_full = c.avx512 && f > 48 && hw.vendor == "amd";  // f = 64, to rounding
   return {f, f256, zmm_full ? f : f256};
 }

@@ -144,17 +144,32 @@ Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
   Eigen::MatrixXd J(r.size(), n);
   int it = 0;
   for (; it < 100; ++it) {
-    // Forward-difference Jacobian in log-parameter space.
+    // Finite-difference Jacobian in log-parameter space: forward, except for a fraction at its
+    // bound of 1, whose forward step set() clamps back to 1. That column read zero, and a
+    // fraction that once touched 1 could never leave it (amx_dot_fraction sat at 1 with its
+    // optimum at 0.30); the backward step sees the slope from inside.
+    constexpr double kStep = 1e-4;
     for (Eigen::Index j = 0; j < n; ++j) {
       Eigen::VectorXd t2 = theta;
-      constexpr double kStep = 1e-4;
-      t2[j] += kStep;
+      const bool at_top = is_fraction(params[static_cast<size_t>(j)]) && theta[j] + kStep > 0;
+      const double h = at_top ? -kStep : kStep;
+      t2[j] += h;
       auto r2 = pb.residuals(t2);
       if (!r2) return r2.error();
-      J.col(j) = (*r2 - r) / kStep;
+      J.col(j) = (*r2 - r) / h;
     }
-    const Eigen::MatrixXd JtJ = J.transpose() * J;
-    const Eigen::VectorXd g = J.transpose() * r;
+    Eigen::MatrixXd JtJ = J.transpose() * J;
+    Eigen::VectorXd g = J.transpose() * r;
+    // A fraction at 1 whose descent direction points past 1 is held there for this step (an
+    // active bound): its clamped step would otherwise distort the others'.
+    for (Eigen::Index j = 0; j < n; ++j) {
+      if (is_fraction(params[static_cast<size_t>(j)]) && theta[j] + kStep > 0 && g[j] < 0) {
+        JtJ.row(j).setZero();
+        JtJ.col(j).setZero();
+        JtJ(j, j) = 1;
+        g[j] = 0;
+      }
+    }
     bool improved = false;
     for (int tries = 0; tries < 12; ++tries) {
       Eigen::MatrixXd A = JtJ;

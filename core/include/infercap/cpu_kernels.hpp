@@ -47,8 +47,8 @@ double cpu_fp32_flops_per_cycle(const HardwareSpec& hw);
 /// VPMADDUBSW does 4x an FMA's multiply-adds but needs a VPMADDWD to widen), VNNI 4 f, the two
 /// integer families on 256-bit vectors (f capped at 32: ggml's integer dot code is ymm); the
 /// repacked 4-bit kernels 4 w with VNNI, else 2 w. w is f on Zen 5 (AMD, f = 64: two full-width
-/// pipes for every zmm multiply) and min(f, 32) elsewhere: an Intel core issues zmm VPDPBUSD,
-/// VPMADDWD and VDPBF16PS on port 0 alone, Zen 4 splits zmm in two halves. AMX rates
+/// pipes for every zmm multiply) and min(f, 32) elsewhere: Zen 4 splits zmm in two halves, and
+/// on Intel the kernels' shuffles share port 5 with the second zmm multiplier. AMX rates
 /// come from the catalog's int8 / bf16 tables (their only source on AMX parts).
 double cpu_kernel_ops_per_cycle(const HardwareSpec& hw, CpuKernel k);
 
