@@ -495,8 +495,7 @@ TEST_CASE("a fit that starts with fractions at their bound of 1 still finds them
                                        StackParam::gemm_compute_fraction};
   auto fit = fit_stack(start, HwClass::gpu, cases, params);
   REQUIRE(fit);
-  CHECK(fit->stack.for_class(HwClass::gpu).weight_bandwidth_fraction ==
-        Approx(0.64).epsilon(0.01));
+  CHECK(fit->stack.for_class(HwClass::gpu).weight_bandwidth_fraction == Approx(0.64).epsilon(0.01));
   CHECK(fit->stack.for_class(HwClass::gpu).gemm_compute_fraction == Approx(0.38).epsilon(0.01));
   CHECK(fit->rms_log_error_after < 1e-3);
 
@@ -512,8 +511,7 @@ TEST_CASE("a fit that starts with fractions at their bound of 1 still finds them
   auto capped = fit_stack(start, HwClass::gpu, cases, params);
   REQUIRE(capped);
   CHECK(capped->stack.for_class(HwClass::gpu).weight_bandwidth_fraction == 1.0);
-  CHECK(capped->stack.for_class(HwClass::gpu).gemm_compute_fraction ==
-        Approx(0.38).epsilon(0.02));
+  CHECK(capped->stack.for_class(HwClass::gpu).gemm_compute_fraction == Approx(0.38).epsilon(0.02));
 }
 
 TEST_CASE("calibrate --from-benchmarks writes a stack YAML the catalog loads back", "[calib]") {
