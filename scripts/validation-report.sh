@@ -79,10 +79,10 @@ leave_out_data "$LODO"
 # rows) would otherwise carry that device's own fit into its prediction.
 PRIOR="$LODO/priors"
 leave_out_data "$PRIOR"
-# `validate --fit --cross-validate` with the committed fit's table and the held-out lines of the
-# same fit started from the priors.
+# `validate --fit`'s table from the committed fit, then the held-out lines of the same fit's
+# `--cross-validate` started from the priors.
 fit_and_cv() {
-  "$BIN" validate "$@" --cross-validate | grep -v -e 'leave-one-hardware-out' -e 'held-out device'
+  "$BIN" validate "$@"
   "$BIN" validate --data "$PRIOR" "$@" --cross-validate | grep -e 'leave-one-hardware-out' -e 'held-out device'
 }
 "$BIN" validate -i "$B/llamacpp-gpu-benchmarks.csv" -i "$M/cpu-llamacpp-public.csv" -i "$M/cpu-llamacpp-public-2.csv" --fit llama.cpp \

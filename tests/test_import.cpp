@@ -37,6 +37,27 @@ const spec::Catalog& catalog() {
   return c;
 }
 
+// The sample JSON's single-GPU rows, plus pp1024/tg256 variants, each measured as `truth`
+// predicts it.
+std::vector<BenchCase> cases_predicted_by(const StackSpec& truth) {
+  auto first = cli::parse_llama_bench_json(read_text(kImportDir + "llama-bench.json"), "lb.json",
+                                           {}, catalog());
+  REQUIRE(first);
+  std::vector<BenchCase> cases;
+  for (const auto& m : cli::map_imported(*first, catalog())) {
+    if (!m.bench || m.row.hw_count != 1) continue;
+    for (double scale : {1.0, 2.0}) {
+      BenchCase c = *m.bench;
+      (c.metric == BenchMetric::prefill_tokens_per_s ? c.prompt_tokens : c.output_tokens) *= scale;
+      auto p = predict_case(c, truth);
+      REQUIRE(p);
+      c.measured = *p;
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
 }  // namespace
 
 // ---- NPU / profiler measurement import ----------------------------------------------------------
@@ -425,25 +446,7 @@ TEST_CASE("a fit on llama-bench rows generated from known stack parameters recov
   e.quantised_gemm_compute_fraction = 0.27;
   e.step_overhead_s = 4e-4;
 
-  std::string text = read_text(kImportDir + "llama-bench.json");
-  auto first = cli::parse_llama_bench_json(text, "lb.json", {}, catalog());
-  REQUIRE(first);
-  auto mapped = cli::map_imported(*first, catalog());
-  std::vector<BenchCase> cases;
-  for (const auto& m : mapped) {
-    if (!m.bench || m.row.hw_count != 1) continue;
-    for (double scale : {1.0, 2.0}) {
-      BenchCase c = *m.bench;
-      if (c.metric == BenchMetric::prefill_tokens_per_s)
-        c.prompt_tokens *= scale;
-      else
-        c.output_tokens *= scale;
-      auto p = predict_case(c, truth);
-      REQUIRE(p);
-      c.measured = *p;
-      cases.push_back(c);
-    }
-  }
+  const std::vector<BenchCase> cases = cases_predicted_by(truth);
   REQUIRE(cases.size() == 8);
   const auto params = cli::import_fit_params(cases);
   REQUIRE(params.size() == 4);
@@ -476,21 +479,7 @@ TEST_CASE("a fit that starts with fractions at their bound of 1 still finds them
   truth.for_class(HwClass::gpu).gemm_compute_fraction = 0.38;
   s.weight_bandwidth_fraction = 1;
   s.gemm_compute_fraction = 1;
-  std::string text = read_text(kImportDir + "llama-bench.json");
-  auto first = cli::parse_llama_bench_json(text, "lb.json", {}, catalog());
-  REQUIRE(first);
-  std::vector<BenchCase> cases;
-  for (const auto& m : cli::map_imported(*first, catalog())) {
-    if (!m.bench || m.row.hw_count != 1) continue;
-    for (double scale : {1.0, 2.0}) {
-      BenchCase c = *m.bench;
-      (c.metric == BenchMetric::prefill_tokens_per_s ? c.prompt_tokens : c.output_tokens) *= scale;
-      auto p = predict_case(c, truth);
-      REQUIRE(p);
-      c.measured = *p;
-      cases.push_back(c);
-    }
-  }
+  std::vector<BenchCase> cases = cases_predicted_by(truth);
   const std::vector<StackParam> params{StackParam::weight_bandwidth_fraction,
                                        StackParam::gemm_compute_fraction};
   auto fit = fit_stack(start, HwClass::gpu, cases, params);
@@ -499,8 +488,8 @@ TEST_CASE("a fit that starts with fractions at their bound of 1 still finds them
   CHECK(fit->stack.for_class(HwClass::gpu).gemm_compute_fraction == Approx(0.38).epsilon(0.01));
   CHECK(fit->rms_log_error_after < 1e-3);
 
-  // Rows that want more than the whole bandwidth (measured 25% above a fraction of 1): the
-  // fraction stays at its bound, reported as such, and the other parameter still fits.
+  // Rows that want more than the whole bandwidth (decode measured 25% above a fraction of 1):
+  // the fraction stays at its bound and the other parameter still fits.
   StackSpec full = truth;
   full.for_class(HwClass::gpu).weight_bandwidth_fraction = 1;
   for (auto& c : cases) {

@@ -52,9 +52,8 @@ VectorWidths vector_widths(const HardwareSpec& hw) {
   // in llama.cpp's kernels only on Zen 5 (the AMD part whose f is 64). Zen 4 splits zmm into two
   // 256-bit halves (f = 32). On the AMX Xeon guest a loop of independent zmm VPDPBUSD, VPMADDWD
   // or VPMADDUBSW alone issues two a cycle (ports 0 and 5), but the kernels' nibble unpacks,
-  // shuffles and broadcasts take port 5 too: fw = f there made the leave-one-device-out errors
-  // worse (decode 17.5% against 16.7%, prefill 20% against 13%; docs/calibration.md), so Intel
-  // keeps the two-ymm-pipe rate. (zmm VDPBF16PS issues one per two cycles there.)
+  // shuffles and broadcasts take port 5 too, and fw = f there made the leave-one-device-out
+  // errors worse (docs/model.md), so Intel keeps the two-ymm-pipe rate.
   const bool zmm_full = c.avx512 && f > 48 && hw.vendor == "amd";  // f = 64, to rounding
   return {f, f256, zmm_full ? f : f256};
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "infercap/predict.hpp"
 
@@ -146,13 +147,18 @@ Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
   for (; it < 100; ++it) {
     // Finite-difference Jacobian in log-parameter space: forward, except for a fraction at its
     // bound of 1, whose forward step set() clamps back to 1. That column read zero, and a
-    // fraction that once touched 1 could never leave it (amx_dot_fraction sat at 1 with its
-    // optimum at 0.30); the backward step sees the slope from inside.
+    // fraction that once touched 1 could never leave it (the CPU stack's
+    // weight_bandwidth_fraction and amx_dot_fraction sat at 1 so); the backward step sees the
+    // slope from inside.
     constexpr double kStep = 1e-4;
+    std::vector<bool> at_top(params.size());
+    for (Eigen::Index j = 0; j < n; ++j) {
+      at_top[static_cast<size_t>(j)] =
+          is_fraction(params[static_cast<size_t>(j)]) && theta[j] + kStep > 0;
+    }
     for (Eigen::Index j = 0; j < n; ++j) {
       Eigen::VectorXd t2 = theta;
-      const bool at_top = is_fraction(params[static_cast<size_t>(j)]) && theta[j] + kStep > 0;
-      const double h = at_top ? -kStep : kStep;
+      const double h = at_top[static_cast<size_t>(j)] ? -kStep : kStep;
       t2[j] += h;
       auto r2 = pb.residuals(t2);
       if (!r2) return r2.error();
@@ -163,7 +169,7 @@ Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
     // A fraction at 1 whose descent direction points past 1 is held there for this step (an
     // active bound): its clamped step would otherwise distort the others'.
     for (Eigen::Index j = 0; j < n; ++j) {
-      if (is_fraction(params[static_cast<size_t>(j)]) && theta[j] + kStep > 0 && g[j] < 0) {
+      if (at_top[static_cast<size_t>(j)] && g[j] < 0) {
         JtJ.row(j).setZero();
         JtJ.col(j).setZero();
         JtJ(j, j) = 1;
