@@ -179,6 +179,14 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
       whole("amx", amx);
       r.amx = amx != 0;
     }
+    if (given("moe_routing") && !get("moe_routing").empty()) {
+      const std::string routing = get("moe_routing");
+      if (routing == "same_experts") {
+        r.moe_routing = MoeRouting::same_experts;
+      } else if (routing != "uniform") {
+        fail("moe_routing", fmt::format("expected uniform or same_experts, found '{}'", routing));
+      }
+    }
     if (given("serving_mode")) r.serving_mode = get("serving_mode");
     if (given("request_rate")) num("request_rate", r.request_rate);
     if (given("kv_precision") && !get("kv_precision").empty()) {
@@ -357,6 +365,8 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     m.reason = fmt::format("unknown model '{}'", r.model);
   } else if (!prec) {
     m.reason = fmt::format("unknown precision '{}'", r.precision);
+  } else if (r.moe_routing == MoeRouting::same_experts && moe_layer_count(*model) == 0) {
+    m.reason = fmt::format("moe_routing same_experts: model '{}' has no experts", r.model);
   }
   BenchCase c;
   if (m.reason.empty()) {
@@ -370,6 +380,7 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     // llama.cpp keeps activations and the KV cache in f16 whatever the weight format.
     c.deployment.precision = {*prec, DType::fp16, DType::fp16};
     if (*prec == DType::fp32) c.deployment.precision = {DType::fp32, DType::fp32, DType::fp32};
+    c.deployment.moe_routing = r.moe_routing;
     if (hw->hw_class == HwClass::cpu) {
       c.deployment.tp = r.hw_count;  // sockets of one server, NUMA-pinned shards
       c.deployment.cpu.threads_per_socket = r.threads;

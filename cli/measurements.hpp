@@ -133,6 +133,13 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      {0, 1, true, true},
      "0: the engine ran without AMX tiles on a CPU that has them; 1 or empty: as the CPU has "
      "them"},
+    {"moe_routing",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "a MoE row's routing: same_experts where every token of a step went to the same experts (an "
+     "engine built with TensorRT-LLM's random weights, whose hidden states collapse onto one "
+     "direction); uniform or empty: tokens spread over the experts"},
     {"serving_mode",
      ColumnNeed::optional,
      CellValue::text,
@@ -209,6 +216,8 @@ struct MeasurementRow {
   /// Optional `amx` column: 0 = the engine ran without AMX tiles on a CPU that has them (a
   /// llama.cpp build with GGML_AMX_*=OFF); 1 or empty = as the CPU has them.
   bool amx = true;
+  /// Optional `moe_routing` column: how the run's router spread tokens over the experts.
+  MoeRouting moe_routing = MoeRouting::uniform;
   /// Optional serving columns: `tp` (tensor-parallel degree; hw_count / tp replicas),
   /// `serving_mode` (concurrency, rate, offline; empty = not a serving row), `request_rate` (qps).
   int tp = 0;

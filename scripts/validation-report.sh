@@ -277,17 +277,30 @@ for Mixtral came with v0.10.0, its release notes), so on the FP8 rows the expert
 weights at the fp16 tensor rate (`fp8_expert_gemm: false` in `tensorrt-llm-0.9.yaml`). That
 moves the compute-bound rows on H100, H200 and L40S (2048-token prompts, 128/128 tokens
 at batch 512-1024) towards the page, which the FP8 pricing had 1.4-2.7x too fast; the A100
-rows are FP16 and do not move. What it cannot explain is the routing. The page builds its engines from a
-config file without a checkpoint (`trtllm-build --model_config`: random weights) and
-gptSessionBenchmark feeds random token ids, so the router is not Mixtral's trained one. The
-model counts the experts M tokens touch under uniform top-2 routing (all 8 once a few tokens
-are in flight), and rows that only stream weights run faster than reading all 8 allows: A100
-batch 32 at 2048 in / 2048 out (TRTS-072) decodes in at most 18.7 ms a step while one device's
-experts alone are 45 GB, 22 ms at the A100's 2.04 TB/s peak; its batch-1 128-token TTFT (23.8
-ms) would need 96% of peak to read the weights once. Those rows (128-token TTFT, long outputs
-at batch 32) are predicted too slow on every device, the 16-bit experts make them slower
-still (the prefill median stays at 47%: the 2048-token rows gain what the 128-token rows lose),
-and they measure the benchmark's routing, not the expert kernels; no row here is fitted.
+rows are FP16 and do not move. The routing is the benchmark's, not Mixtral's: the page builds
+its engines from a config file without a checkpoint (`trtllm-build --model_config`) and
+gptSessionBenchmark feeds random token ids. TensorRT-LLM fills weights no checkpoint sets with
+`Parameter.xavier_init`, `(torch.randn(shape) * 2 - 1) * v_range` (tensorrt_llm/parameter.py,
+the same in v0.7.1 and v0.10.0.dev2024043000, either side of v0.9.0; the rows' notes cite both):
+a normal of mean -v_range, not the zero-mean range its comment names. That common mean adds one
+large component along the all-ones direction to every matrix product, so after the first layer
+every token's hidden state points the same way and the router sends all tokens of a step to the
+same 2 experts. `scripts/moe-routing-collapse.py` runs Mixtral's shapes with that initialiser:
+from the first layer on the mean cosine between tokens is 1.0000 and 16 tokens pick one pair of
+experts per layer, whether they share a sequence or each has its own (a decode batch); with a
+zero-mean U[-v_range, v_range] draw instead, 16 separate tokens pick 7-8 of the 8 experts. The
+rows say so (`moe_routing: same_experts`), and the model then streams 2 experts' weights per
+layer at any batch (`MoeRouting::same_experts`, `core/src/perf.cpp`), where uniform top-2
+routing would read all 8 once a few tokens are in flight. That is what the memory-bound rows
+needed: the 128-token TTFT rows were 57-138% too slow with 8 experts read (A100 batch 1: 23.8 ms
+measured, 96% of peak bandwidth to read all the weights once) and are now within -26% to +8%;
+the 2048/2048 rows at batch 32-64 (TRTS-012/032/052/072) were 22-59% too slow and are now within
+-12% to +31%. The prefill median falls from 47% to 19%. What the routing does not touch is left:
+the large-batch FP8 rows on H100 and H200 (128/128 at batch 512-1024, 2048/128 at batch 64,
+128/2048 at batch 128-256) are predicted 36-71% fast and L40S's 27-34%, while the A100's FP16
+rows of the same shapes are within 6% but for one (TRTS-070, +57%). The FP8 engines' 16-bit experts run
+slower than the fp16 tensor rate the model gives them; v0.9 had no FP8 MoE path, and what its
+FP8 engine ran in the experts instead is not stated in any source read, so nothing is fitted.
 TXT
   echo
   "$BIN" validate -i "$M/trtllm-static-moe-judge.csv" --summary-only --by-device -f md

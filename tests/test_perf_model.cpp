@@ -266,6 +266,25 @@ TEST_CASE("MoE decode streams only the experts the batch touches", "[model]") {
   CHECK(expert_bytes(1) == Approx(2 * one_expert));
   CHECK(expert_bytes(64) == Approx(8 * (1 - std::pow(0.75, 64)) * one_expert));
   CHECK(active_params(m) < total_params(m));
+
+  // MoeRouting::same_experts: every token of the step picks the same k = 2 experts, so any batch
+  // streams 2 experts' weights; the FLOPs (2 M k per expert weight) do not change.
+  Deployment same;
+  same.moe_routing = MoeRouting::same_experts;
+  const PerfModel q = make(m, test_gpu(), same);
+  auto expert_op = [](const PerfModel& model, int batch) {
+    for (const auto& op : model.decode_breakdown(batch, 0).ops) {
+      if (op.cost.name == "experts") return op.cost;
+    }
+    return OpCost{};
+  };
+  CHECK(expert_op(q, 1).weight_bytes == Approx(2 * one_expert));
+  CHECK(expert_op(q, 64).weight_bytes == Approx(2 * one_expert));
+  CHECK(expert_op(q, 64).flops == Approx(expert_op(p, 64).flops));
+  // 64 tokens x 2 choices over the 2 experts: 64 rows per expert GEMM (uniform: 128 / ~8).
+  CHECK(expert_op(q, 64).gemm_m == Approx(64));
+  CHECK(expert_op(p, 64).gemm_m == Approx(128 / (8 * (1 - std::pow(0.75, 64)))));
+  CHECK(q.decode_step_s(64, 0) < p.decode_step_s(64, 0));
 }
 
 TEST_CASE("a precision the hardware lacks is an error value", "[model]") {

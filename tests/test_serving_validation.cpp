@@ -136,6 +136,58 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   std::remove(path.c_str());
 }
 
+TEST_CASE("moe_routing column: same_experts reaches the deployment; bad values are refused",
+          "[unit]") {
+  const std::string path = infercap::testing::tmp_path("infercap-test-moe-routing.csv");
+  const std::string header =
+      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+      "batch,metric,value,unit,stack,notes,tp,moe_routing\n";
+  {
+    std::ofstream f(path);
+    f << header
+      << "R-1,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,same_experts\n"
+      << "R-2,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,uniform\n"
+      << "R-3,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,\n"
+      << "R-4,x,h200,1,,llama-3.1-8b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,1,same_experts\n";
+  }
+  spec::Diagnostics d;
+  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  const auto rows = cli::read_measurements(path, d);
+  REQUIRE_FALSE(d.has_errors());
+  REQUIRE(rows.size() == 4);
+  const auto m = cli::map_measurements(rows, catalog);
+  REQUIRE(m[0].bench);
+  CHECK(m[0].bench->deployment.moe_routing == MoeRouting::same_experts);
+  REQUIRE(m[1].bench);
+  CHECK(m[1].bench->deployment.moe_routing == MoeRouting::uniform);
+  REQUIRE(m[2].bench);
+  CHECK(m[2].bench->deployment.moe_routing == MoeRouting::uniform);  // empty: uniform
+  // The collapsed routing reads 2 of 8 experts where 128 prompt tokens touch all 8: faster.
+  const StackSpec* stack = catalog.find_stack("tensorrt-llm-0.9");
+  REQUIRE(stack != nullptr);
+  const auto same = predict_case(*m[0].bench, *stack);
+  const auto spread = predict_case(*m[1].bench, *stack);
+  REQUIRE(same);
+  REQUIRE(spread);
+  CHECK(*same < *spread);
+  // A dense model has no router: the row is kept, not predicted, and says why.
+  CHECK_FALSE(m[3].bench);
+  CHECK_THAT(m[3].reason, Catch::Contains("has no experts"));
+  {
+    std::ofstream f(path);
+    f << header
+      << "R-5,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,random\n";
+  }
+  spec::Diagnostics bad;
+  CHECK(cli::read_measurements(path, bad).empty());
+  REQUIRE(bad.has_errors());
+  CHECK(bad.items().front().line == 2);
+  CHECK(bad.items().front().col == 18);
+  CHECK(bad.items().front().key_path == "moe_routing");
+  CHECK_THAT(bad.format(), Catch::Contains("expected uniform or same_experts, found 'random'"));
+  std::remove(path.c_str());
+}
+
 TEST_CASE("serving cases: a batch limit of one serialises; replicas split the load", "[model]") {
   // Identities of the serving case, whatever the step times: (1) with the engine limited to one
   // running sequence, N closed-loop clients get the single-stream throughput, each waiting for

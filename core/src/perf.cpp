@@ -581,8 +581,10 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     const double k = e.active_experts;
     const double f = e.expert_ffn_hidden / tp;
     gemm("router", OpKind::gemm, M, h, E, h * E, n_moe, 1);
-    // Expected distinct experts touched by M tokens choosing k of E uniformly.
-    const double touched = E * (1.0 - std::pow(1.0 - k / E, M));
+    // Expected distinct experts touched by M tokens choosing k of E uniformly; k when every
+    // token picks the same ones (MoeRouting::same_experts).
+    const double touched =
+        dep_.moe_routing == MoeRouting::same_experts ? k : E * (1.0 - std::pow(1.0 - k / E, M));
     const double per_expert_weights = (gate + 1.0) * h * f;
     const double tokens_per_expert = M * k / std::max(touched, 1.0);
     // A stack whose MoE kernels lack FP8 (fp8_expert_gemm: false, TensorRT-LLM before v0.10)

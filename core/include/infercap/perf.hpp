@@ -43,6 +43,19 @@ struct CpuOptions {
   bool amx = true;
 };
 
+/// How a MoE model's router spreads a step's tokens over its experts.
+enum class MoeRouting : unsigned char {
+  /// Each token picks k of E experts independently and uniformly (a trained router, to first
+  /// order): M tokens touch E (1 - (1 - k/E)^M) distinct experts.
+  uniform,
+  /// Every token of a step picks the same k experts. A benchmark artefact, not a deployment
+  /// choice: TensorRT-LLM engines built without a checkpoint (`trtllm-build --model_config`, up
+  /// to at least v0.10.0.dev2024043000) fill every weight with (randn * 2 - 1) * v_range, whose
+  /// common mean makes all tokens' hidden states collinear after the first layer
+  /// (docs/validation.md, MoE judge rows).
+  same_experts,
+};
+
 struct Deployment {
   Precision precision;
   int tp = 1;  ///< tensor-parallel degree (devices sharing each layer); CPUs: sockets used
@@ -50,6 +63,7 @@ struct Deployment {
   CpuOptions cpu;
   /// Compute type override; unset = derived from the precision (see resolve_compute_type).
   std::optional<ComputeType> compute;
+  MoeRouting moe_routing = MoeRouting::uniform;  ///< MoE models only
 };
 
 /// Which compute roof a GEMM with these formats runs on, for this hardware. Weight-only formats
