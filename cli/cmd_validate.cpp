@@ -233,6 +233,10 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
                {"rms_log_error_before", Dim::dimensionless},
                {"rms_log_error_after", Dim::dimensionless}};
   std::vector<std::string> notes;
+  // --residuals-out with --cross-validate: each row's residual under the stack refitted without
+  // its device, what a device the fit has not seen should expect (the error bands of predict).
+  std::string held_out_text;
+  std::size_t held_out_rows = 0;
   for (const auto& entry : by_class) {
     const HwClass cls = entry.first;
     const std::vector<BenchCase>& cases = entry.second;
@@ -303,6 +307,10 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
           if (c.hardware.name != d) continue;
           auto p = predict_case(c, cv->stack);
           if (!p) continue;
+          if (!a.residuals_out.empty()) {
+            held_out_text += residuals_csv_row(residual_of(c, base->name, *p));
+            ++held_out_rows;
+          }
           const double e = std::fabs(*p / c.measured - 1);
           errs_device.push_back(e);
           if (is_static_batch_metric(c.metric)) {
@@ -339,6 +347,22 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
   }
   fmt::print("{}", render(t, f));
   for (const auto& n : notes) fmt::print("{}\n", n);
+  if (!a.residuals_out.empty()) {
+    std::string cmd = "infercap validate";
+    for (const auto& file : a.files) cmd += " -i " + file;
+    cmd += " --fit " + a.fit + " --cross-validate --residuals-out " + a.residuals_out;
+    const std::string prov = fmt::format(
+        "held-out residuals, written by `{}` on {}, commit {}: ln(predicted time / measured "
+        "time) of each row under stack '{}' refitted without the row's device",
+        cmd, calibration::iso_date_utc().substr(0, 10), calibration::source_commit("core cli data"),
+        base->name);
+    held_out_text.insert(0, residuals_csv_header(prov));
+    if (auto w = spec::write_file_atomically(a.residuals_out, held_out_text, a.force); !w) {
+      fmt::print(stderr, "infercap validate: {}\n", w.error().message);
+      return kExitIo;
+    }
+    fmt::print(stderr, "wrote {} ({} rows)\n", a.residuals_out, held_out_rows);
+  }
   if (!a.write.empty()) {
     std::string cmd = "infercap validate";
     for (const auto& file : a.files) cmd += " --measurements " + file;
@@ -371,6 +395,11 @@ int run_validate(const ValidateArgs& a) {
                 fmt::format("expected {}, found '{}'", kFormatHelp, a.format));
   }
   if (a.files.empty()) diags.error("", 0, 0, "--measurements", "expected at least one CSV file");
+  if (!a.fit.empty() && !a.residuals_out.empty() && !a.cross_validate) {
+    diags.error("", 0, 0, "--residuals-out",
+                "with --fit, expected --cross-validate as well: a fit writes the held-out "
+                "residuals of its leave-one-hardware-out refits");
+  }
   if (diags.has_errors()) return print_diagnostics(diags);
   // Output paths are checked before any row is read: a refusal costs nothing.
   for (const std::string* out : {&a.write, &a.residuals_out}) {
@@ -563,7 +592,9 @@ Runner register_validate(CLI::App& app) {
   sub->add_flag("--summary-only", a->summary_only, "print only the summary and unmapped rows");
   sub->add_flag("--by-device", a->by_device, "summary also per source, metric and device");
   sub->add_option("--residuals-out", a->residuals_out,
-                  "write each predicted row's residual (the error bands of predict and plan)");
+                  "write each predicted row's residual (the error bands of predict and plan); "
+                  "with --fit --cross-validate, each row's residual under the stack refitted "
+                  "without its device");
   sub->add_option("--calibration", a->calibrations,
                   "calibration profile(s); each applies to the rows of the hardware it names");
   add_force_flag(sub, a->force);

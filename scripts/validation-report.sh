@@ -427,7 +427,12 @@ PY
   echo "## 5. Error bands"
   echo
   echo "\`data/validation/residuals.csv\` (rewritten by this script) holds ln(predicted / measured"
-  echo "time) of every row above except the seed claims. \`infercap predict\` shows TTFT, TPOT,"
+  echo "time) of every row above except the seed claims: for a row of a fitted stack (llama.cpp on"
+  echo "CPUs and GPUs, llama.cpp-metal, vLLM, TensorRT-LLM v0.9, PyTorch with CUDA graphs) its"
+  echo "leave-one-device-out residual, the stack refitted without the row's device, so a band shows"
+  echo "the error to expect on hardware the fit has not seen, not the fit's own scatter; rows never"
+  echo "fitted (serving runs, kept-aside judges, eager PyTorch) keep their one residual, already out"
+  echo "of sample. \`infercap predict\` shows TTFT, TPOT,"
   echo "end-to-end latency and throughputs with the p10-p90 band of the residuals of its stack and"
   echo "hardware class, and \`infercap plan\` the replica count of the recommended fleet across it;"
   echo "with fewer than three rows for a stack and class they say so instead of showing a band."
@@ -446,5 +451,21 @@ a, b = "<!-- calibration-loop:begin -->", "<!-- calibration-loop:end -->"
 i, j = s.index(a) + len(a), s.index(b)
 open(p, "w", encoding="utf-8").write(s[:i] + "\n" + sys.argv[1] + "\n" + s[j:])
 PY
-"$BIN" validate "${IN[@]}" "${SERVE[@]}" --summary-only --residuals-out data/validation/residuals.csv >/dev/null
+# The error bands: every row's residual, and for the rows of a fitted stack the residual under
+# that stack refitted without the row's device (its leave-one-device-out prediction), which is
+# what a device with no rows should expect. Rows never fitted (serving runs, judges, eager
+# PyTorch) keep their one residual, already out of sample.
+"$BIN" validate "${IN[@]}" "${SERVE[@]}" --summary-only --residuals-out "$LODO/in-sample.csv" >/dev/null
+HELD=()
+for s in llama.cpp llama.cpp-metal; do
+  "$BIN" validate --data "$PRIOR" "${IN[@]}" --fit "$s" --cross-validate \
+    --residuals-out "$LODO/held-out-$s.csv" >/dev/null
+  HELD+=("$LODO/held-out-$s.csv")
+done
+for e in "${FITS[@]}"; do
+  "$BIN" validate -i "${e#*:}" --fit "${e%%:*}" --cross-validate \
+    --residuals-out "$LODO/held-out-${e%%:*}.csv" >/dev/null
+  HELD+=("$LODO/held-out-${e%%:*}.csv")
+done
+python3 scripts/merge-residuals.py --tmp "$LODO" "$LODO/in-sample.csv" "${HELD[@]}" >data/validation/residuals.csv
 echo "wrote $OUT"

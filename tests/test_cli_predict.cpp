@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -304,4 +306,91 @@ TEST_CASE("validate --fit: the CPU fit reaches one minimum from the priors and f
   REQUIRE(from_priors.rc == 0);
   CHECK(rms_after(from_priors.out) == Approx(rms_after(from_fit.out)).margin(5e-4));
   fs::remove_all(priors);
+}
+
+TEST_CASE("validate --fit --cross-validate --residuals-out: each row's residual without its device",
+          "[golden]") {
+  // The error bands' residuals for a fitted stack's rows are leave-one-device-out: a row's
+  // residual is ln(predicted / measured time) under the stack refitted on the other devices'
+  // rows. Checked against that refit done by hand for the Threadripper PRO 5995WX's two rows of
+  // the public CPU file (their removal leaves the fit the same parameters to fit).
+  namespace fs = std::filesystem;
+  const std::string m = INFERCAP_SOURCE_DIR "/data/measurements/cpu-llamacpp-public.csv";
+  const std::string held = infercap::testing::tmp_path("infercap-held-out.csv");
+  const Run r = run("validate -i " + m + " --fit llama.cpp --cross-validate --residuals-out " +
+                    held + " --force");
+  REQUIRE(r.rc == 0);
+  // Read "id,stack,class,quantity,hardware,log_time_ratio" rows, skipping comments and header.
+  auto rows_of = [](const std::string& path, std::string* comments = nullptr) {
+    std::map<std::string, std::pair<std::string, double>> out;  // id -> hardware, residual
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line.rfind("id,", 0) == 0) continue;
+      if (line[0] == '#') {
+        if (comments) *comments += line;
+        continue;
+      }
+      std::vector<std::string> cells;
+      std::stringstream ss(line);
+      for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+      REQUIRE(cells.size() == 6);
+      CHECK(cells[1] == "llama.cpp");
+      out[cells[0]] = {cells[4], std::stod(cells[5])};
+    }
+    return out;
+  };
+  std::string comments;
+  const auto held_rows = rows_of(held, &comments);
+  CHECK_THAT(comments, Catch::Contains("held-out residuals"));
+  // The 5975WX's 4 rows and the 5995WX's 2; without the 7950X's 20 rows the other 6 cannot
+  // determine the fit's 7 parameters, so that device has no held-out residuals.
+  CHECK(held_rows.size() == 6);
+
+  // By hand: the other devices' 24 rows fit the stack, which then predicts the 5995WX's.
+  const fs::path dir = infercap::testing::tmp_path("infercap-held-out-data");
+  fs::remove_all(dir);
+  fs::copy(INFERCAP_SOURCE_DIR "/data", dir, fs::copy_options::recursive);
+  const std::string others = (dir / "others.csv").string(), out = (dir / "out.csv").string();
+  {
+    std::ifstream in(m);
+    std::ofstream o(others), h(out);
+    std::string line;
+    bool header = true;
+    while (std::getline(in, line)) {
+      if (header) {
+        o << line << "\n";
+        h << line << "\n";
+        header = false;
+        continue;
+      }
+      (line.find("5995WX") != std::string::npos ? h : o) << line << "\n";
+    }
+  }
+  const Run fit =
+      run("validate --data " + dir.string() + " -i " + others +
+          " --fit llama.cpp --force --write " + (dir / "stacks" / "llama.cpp.yaml").string());
+  REQUIRE(fit.rc == 0);
+  const std::string by_hand = (dir / "by-hand.csv").string();
+  REQUIRE(
+      run("validate --data " + dir.string() + " -i " + out + " --residuals-out " + by_hand).rc ==
+      0);
+  const auto hand_rows = rows_of(by_hand);
+  REQUIRE(hand_rows.size() == 2);
+  for (const auto& [id, v] : hand_rows) {
+    INFO(id);
+    REQUIRE(held_rows.count(id) == 1);
+    CHECK(held_rows.at(id).first == "threadripper-pro-5995wx");
+    // The stack file keeps 4 significant digits: 1e-3 in ln(time).
+    CHECK(held_rows.at(id).second == Approx(v.second).margin(1e-3));
+  }
+  // Without --cross-validate a fit has no held-out residuals to write: refused, nothing written.
+  const std::string none = infercap::testing::tmp_path("infercap-held-out-none.csv");
+  fs::remove(none);
+  const Run refused = run("validate -i " + m + " --fit llama.cpp --residuals-out " + none, true);
+  CHECK(refused.rc != 0);
+  CHECK_THAT(refused.out, Catch::Contains("expected --cross-validate"));
+  CHECK_FALSE(fs::exists(none));
+  fs::remove_all(dir);
+  fs::remove(held);
 }
