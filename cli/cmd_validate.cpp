@@ -308,7 +308,9 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
           auto p = predict_case(c, cv->stack);
           if (!p) continue;
           if (!a.residuals_out.empty()) {
-            held_out_text += residuals_csv_row(residual_of(c, base->name, *p));
+            Residual res = residual_of(c, base->name, *p);
+            res.held_out = true;
+            held_out_text += residuals_csv_row(res);
             ++held_out_rows;
           }
           const double e = std::fabs(*p / c.measured - 1);

@@ -26,12 +26,13 @@ Residual residual_of(const BenchCase& c, const std::string& stack, double predic
 }
 
 std::string residuals_csv_header(const std::string& provenance) {
-  return "# " + provenance + "\nid,stack,class,quantity,hardware,log_time_ratio\n";
+  return "# " + provenance + "\nid,stack,class,quantity,hardware,log_time_ratio,basis\n";
 }
 
 std::string residuals_csv_row(const Residual& r) {
-  return fmt::format("{},{},{},{},{},{:.6g}\n", r.id, r.stack, hw_class_name(r.hw_class),
-                     error_quantity_name(r.quantity), r.hardware, r.log_time_ratio);
+  return fmt::format("{},{},{},{},{},{:.6g},{}\n", r.id, r.stack, hw_class_name(r.hw_class),
+                     error_quantity_name(r.quantity), r.hardware, r.log_time_ratio,
+                     r.held_out ? "held_out" : "in_sample");
 }
 
 }  // namespace infercap::cli

@@ -15,7 +15,7 @@ message when a file lacks the residual header.
 import csv
 import sys
 
-HEADER = "id,stack,class,quantity,hardware,log_time_ratio"
+HEADER = "id,stack,class,quantity,hardware,log_time_ratio,basis"
 
 
 def read(path):

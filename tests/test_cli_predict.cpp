@@ -334,8 +334,9 @@ TEST_CASE("validate --fit --cross-validate --residuals-out: each row's residual 
       std::vector<std::string> cells;
       std::stringstream ss(line);
       for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-      REQUIRE(cells.size() == 6);
+      REQUIRE(cells.size() == 7);
       CHECK(cells[1] == "llama.cpp");
+      if (comments) CHECK(cells[6] == "held_out");  // the --fit --cross-validate file
       out[cells[0]] = {cells[4], std::stod(cells[5])};
     }
     return out;

@@ -41,6 +41,21 @@ TEST_CASE("error band: p10 and p90 of measured / predicted time", "[unit]") {
   CHECK(b.rate_low(100.0) == Approx(100 / 1.16));
   CHECK(b.rate_high(100.0) == Approx(100 / 0.84));
   CHECK_THAT(b.note, Catch::Contains("2 device(s)"));
+  CHECK_THAT(b.note, !Catch::Contains("held out"));  // none of the five is
+}
+
+TEST_CASE("error band: the note says how many of its rows were held out", "[unit]") {
+  std::vector<Residual> v = five();
+  v[0].held_out = true;
+  v[3].held_out = true;
+  const ErrorBand some = error_band(v, "s", HwClass::gpu, ErrorQuantity::decode);
+  CHECK_THAT(some.note, Catch::Contains("5 validation rows (2 held out"));
+  for (auto& r : v) r.held_out = true;
+  const ErrorBand all = error_band(v, "s", HwClass::gpu, ErrorQuantity::decode);
+  CHECK_THAT(all.note, Catch::Contains("5 validation rows (each held out"));
+  // The band itself does not depend on the flag: the same five factors.
+  CHECK(all.time_factor_p10 == Approx(0.84));
+  CHECK(all.time_factor_p90 == Approx(1.16));
 }
 
 TEST_CASE("error band: another stack, class or quantity, or too few rows, has no band", "[unit]") {

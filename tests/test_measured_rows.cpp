@@ -170,9 +170,11 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
   CHECK(r.log_time_ratio == Approx(-std::log(1.1)));
   c.metric = BenchMetric::ttft_s;
   c.measured = 2;
-  const Residual t = cli::residual_of(c, "s", 3);
+  Residual t = cli::residual_of(c, "s", 3);
   CHECK(t.quantity == ErrorQuantity::prefill);
   CHECK(t.log_time_ratio == Approx(std::log(1.5)));
+  CHECK_FALSE(t.held_out);
+  t.held_out = true;  // as validate --fit --cross-validate writes it
   const std::string path = infercap::testing::tmp_path("infercap-test-residuals.csv");
   {
     std::ofstream f(path);
@@ -185,6 +187,25 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
   REQUIRE(back.size() == 2);
   CHECK(back[1].log_time_ratio == Approx(std::log(1.5)).epsilon(1e-5));
   CHECK(back[1].quantity == ErrorQuantity::prefill);
+  CHECK_FALSE(back[0].held_out);
+  CHECK(back[1].held_out);
+  {
+    // A file of six cells a row (written before the basis column) reads as in sample; a basis
+    // that is neither word is refused with its line and key.
+    std::ofstream f(path, std::ios::app);
+    f << "R-4,s,gpu,decode,g,0.1\n"
+      << "R-5,s,gpu,decode,g,0.1,fitted\n";
+  }
+  {
+    spec::Diagnostics d2;
+    const auto more = cli::read_residuals(path, d2);
+    REQUIRE(more.size() == 3);
+    CHECK_FALSE(more[2].held_out);
+    REQUIRE(d2.has_errors());
+    CHECK(d2.items().front().line == 6);  // comment, header, R-1, R-2, R-4, then R-5
+    CHECK(d2.items().front().key_path == "basis");
+    CHECK_THAT(d2.format(), Catch::Contains("expected held_out or in_sample, found 'fitted'"));
+  }
   {
     std::ofstream f(path, std::ios::app);
     f << "R-3,s,tpu,decode,g,0.1\n";

@@ -53,6 +53,16 @@ std::vector<Residual> read_residuals(const std::string& path, Diagnostics& diags
       }
     }
     r.hardware = cells[4];
+    // An optional seventh cell: held_out (the stack refitted without the row's device) or
+    // in_sample (files written before the column have six cells: in_sample).
+    if (cells.size() > 6 && cells[6] != "in_sample") {
+      if (cells[6] != "held_out") {
+        diags.error(path, lineno, 1, "basis",
+                    fmt::format("expected held_out or in_sample, found '{}'", cells[6]));
+        continue;
+      }
+      r.held_out = true;
+    }
     const std::string& v = cells[5];
     auto [p, e] = std::from_chars(v.data(), v.data() + v.size(), r.log_time_ratio);
     if (!ok || !q_ok || e != std::errc() || p != v.data() + v.size()) {

@@ -31,8 +31,10 @@ ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view st
   ErrorBand b;
   std::vector<double> factors;
   std::vector<std::string> devices;
+  int held_out = 0;
   for (const auto& r : residuals) {
     if (r.stack != stack || r.hw_class != cls || r.quantity != q) continue;
+    held_out += r.held_out ? 1 : 0;
     // measured / predicted time = exp(-r)
     factors.push_back(std::exp(-r.log_time_ratio));
     if (std::find(devices.begin(), devices.end(), r.hardware) == devices.end())
@@ -47,8 +49,14 @@ ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view st
   b.available = true;
   b.time_factor_p10 = quantile(factors, 0.10);
   b.time_factor_p90 = quantile(factors, 0.90);
-  b.note = fmt::format("p10-p90 of {} validation rows on {} device(s), stack {}, {} ({})", b.rows,
-                       devices.size(), stack, hw_class_name(cls), error_quantity_name(q));
+  // Held-out rows were predicted by the stack refitted without their device: the error a device
+  // the fit has not seen should expect. Saying how many are tells the reader which band this is.
+  const std::string basis =
+      held_out == b.rows ? " (each held out: its device left out of the fit)"
+      : held_out > 0     ? fmt::format(" ({} held out: their device left out of the fit)", held_out)
+                         : std::string();
+  b.note = fmt::format("p10-p90 of {} validation rows{} on {} device(s), stack {}, {} ({})", b.rows,
+                       basis, devices.size(), stack, hw_class_name(cls), error_quantity_name(q));
   return b;
 }
 

@@ -23,6 +23,10 @@ struct Residual {
   std::string hardware;
   std::string id;
   double log_time_ratio = 0;  ///< ln(predicted time / measured time)
+  /// Out of sample: the row's stack refitted without the row's device predicted it (validate
+  /// --fit --cross-validate). false = the committed stack's residual (in sample for a row the
+  /// stack was fitted on).
+  bool held_out = false;
 };
 
 /// measured time = predicted time x factor, with the factor's p10 and p90 over the residuals of
