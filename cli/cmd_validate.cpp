@@ -99,6 +99,26 @@ std::string metric_group(BenchMetric m) {
   return "?";
 }
 
+// The command line a --residuals-out file names in its provenance: the -i files, then `flags`.
+std::string residuals_command(const ValidateArgs& a, const std::string& flags) {
+  std::string cmd = "infercap validate";
+  for (const auto& file : a.files) cmd += " -i " + file;
+  return cmd + flags + " --residuals-out " + a.residuals_out;
+}
+
+// Writes the --residuals-out file whole (provenance line, header, `rows`) or not at all: kExitOk,
+// or kExitIo with the reason printed.
+int write_residuals(const ValidateArgs& a, const std::string& provenance, std::string rows,
+                    std::size_t count) {
+  rows.insert(0, residuals_csv_header(provenance));
+  if (auto w = spec::write_file_atomically(a.residuals_out, rows, a.force); !w) {
+    fmt::print(stderr, "infercap validate: {}\n", w.error().message);
+    return kExitIo;
+  }
+  fmt::print(stderr, "wrote {} ({} rows)\n", a.residuals_out, count);
+  return kExitOk;
+}
+
 std::string source_tag(const MeasurementRow& r) {
   const auto dash = r.id.find('-');
   return dash == std::string::npos ? r.id : r.id.substr(0, dash);
@@ -350,20 +370,15 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
   fmt::print("{}", render(t, f));
   for (const auto& n : notes) fmt::print("{}\n", n);
   if (!a.residuals_out.empty()) {
-    std::string cmd = "infercap validate";
-    for (const auto& file : a.files) cmd += " -i " + file;
-    cmd += " --fit " + a.fit + " --cross-validate --residuals-out " + a.residuals_out;
     const std::string prov = fmt::format(
         "held-out residuals, written by `{}` on {}, commit {}: ln(predicted time / measured "
         "time) of each row under stack '{}' refitted without the row's device",
-        cmd, calibration::iso_date_utc().substr(0, 10), calibration::source_commit("core cli data"),
+        residuals_command(a, " --fit " + a.fit + " --cross-validate"),
+        calibration::iso_date_utc().substr(0, 10), calibration::source_commit("core cli data"),
         base->name);
-    held_out_text.insert(0, residuals_csv_header(prov));
-    if (auto w = spec::write_file_atomically(a.residuals_out, held_out_text, a.force); !w) {
-      fmt::print(stderr, "infercap validate: {}\n", w.error().message);
-      return kExitIo;
-    }
-    fmt::print(stderr, "wrote {} ({} rows)\n", a.residuals_out, held_out_rows);
+    if (const int rc = write_residuals(a, prov, std::move(held_out_text), held_out_rows);
+        rc != kExitOk)
+      return rc;
   }
   if (!a.write.empty()) {
     std::string cmd = "infercap validate";
@@ -540,18 +555,13 @@ int run_validate(const ValidateArgs& a) {
   if (fitting) return run_fit(a, fit_base, fit_rows, diags, *f);
 
   if (!a.residuals_out.empty()) {
-    std::string cmd = "infercap validate";
-    for (const auto& file : a.files) cmd += " -i " + file;
-    cmd += " --residuals-out " + a.residuals_out;
-    const std::string prov = fmt::format(
-        "written by `{}` on {}, commit {}; ln(predicted time / measured time) per row", cmd,
-        calibration::iso_date_utc().substr(0, 10), calibration::source_commit("core cli data"));
-    residuals_text.insert(0, residuals_csv_header(prov));
-    if (auto w = spec::write_file_atomically(a.residuals_out, residuals_text, a.force); !w) {
-      fmt::print(stderr, "infercap validate: {}\n", w.error().message);
-      return kExitIo;
-    }
-    fmt::print(stderr, "wrote {} ({} rows)\n", a.residuals_out, residual_rows);
+    const std::string prov =
+        fmt::format("written by `{}` on {}, commit {}; ln(predicted time / measured time) per row",
+                    residuals_command(a, ""), calibration::iso_date_utc().substr(0, 10),
+                    calibration::source_commit("core cli data"));
+    if (const int rc = write_residuals(a, prov, std::move(residuals_text), residual_rows);
+        rc != kExitOk)
+      return rc;
   }
   ResultTable summary;
   summary.title = "summary of |predicted / measured - 1|";

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <optional>
 #include <vector>
 
 #include "infercap/predict.hpp"
@@ -238,7 +237,7 @@ Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
     starts.push_back(t);
   }
   if (!starts.empty()) starts.push_back(halves);
-  std::optional<Descent> best = std::move(*first);
+  Descent best = std::move(*first);
   for (const auto& start_theta : starts) {
     // A restart that wanders where a case cannot be predicted (a rate driven to its floor) is
     // dropped; only the descent from the given start must succeed.
@@ -247,12 +246,12 @@ Result<StackFitResult> fit_stack(const StackSpec& start, HwClass cls,
     auto d = descend(start_theta, *rs);
     if (!d) continue;
     // A restart replaces the best only when clearly lower: rounding must not swap basins.
-    if (d->cost < best->cost * (1 - 1e-9)) best = std::move(*d);
+    if (d->cost < best.cost * (1 - 1e-9)) best = std::move(*d);
   }
-  theta = best->theta;
-  const double cost = best->cost;
-  const Eigen::MatrixXd& J = best->J;
-  const int it = best->iterations;
+  theta = best.theta;
+  const double cost = best.cost;
+  const Eigen::MatrixXd& J = best.J;
+  const int it = best.iterations;
   pb.set(theta);
   out.stack = pb.stack;
   out.params = params;
