@@ -80,10 +80,14 @@ leave_out_data "$LODO"
 PRIOR="$LODO/priors"
 leave_out_data "$PRIOR"
 # `validate --fit`'s table from the committed fit, then the held-out lines of the same fit's
-# `--cross-validate` started from the priors.
+# `--cross-validate` started from the priors; that run also writes its held-out residuals (the
+# error bands, at the end) to $1 unless $1 is empty.
 fit_and_cv() {
+  local held=$1
+  shift
   "$BIN" validate "$@"
-  "$BIN" validate --data "$PRIOR" "$@" --cross-validate | grep -e 'leave-one-hardware-out' -e 'held-out device'
+  "$BIN" validate --data "$PRIOR" "$@" --cross-validate ${held:+--residuals-out "$held"} |
+    grep -e 'leave-one-hardware-out' -e 'held-out device'
 }
 "$BIN" validate -i "$B/llamacpp-gpu-benchmarks.csv" -i "$M/cpu-llamacpp-public.csv" -i "$M/cpu-llamacpp-public-2.csv" --fit llama.cpp \
   --write "$LODO/stacks/llama.cpp.yaml" >/dev/null
@@ -135,7 +139,7 @@ done
   echo
   for s in llama.cpp llama.cpp-metal; do
     echo '```'
-    fit_and_cv "${IN[@]}" --fit "$s"
+    fit_and_cv "$LODO/held-out-$s.csv" "${IN[@]}" --fit "$s"
     echo '```'
     echo
   done
@@ -155,7 +159,7 @@ done
   echo "a calibrated machine without llama-bench rows)."
   echo
   echo '```'
-  fit_and_cv "${CPU[@]}" --fit llama.cpp | grep -v '^gpu'
+  fit_and_cv "" "${CPU[@]}" --fit llama.cpp | grep -v '^gpu'
   echo '```'
   echo
   rows_md "${CPU[*]}" '^CPU-'
@@ -267,7 +271,8 @@ done
     echo "### ${e%%:*}"
     echo
     echo '```'
-    "$BIN" validate -i "${e#*:}" --fit "${e%%:*}" --cross-validate
+    "$BIN" validate -i "${e#*:}" --fit "${e%%:*}" --cross-validate \
+      --residuals-out "$LODO/held-out-${e%%:*}.csv"
     echo '```'
     echo
     rows_md "-i ${e#*:}" '.'
@@ -469,16 +474,8 @@ PY
 # what a device with no rows should expect. Rows never fitted (serving runs, judges, eager
 # PyTorch) keep their one residual, already out of sample.
 "$BIN" validate "${IN[@]}" "${SERVE[@]}" --summary-only --residuals-out "$LODO/in-sample.csv" >/dev/null
-HELD=()
-for s in llama.cpp llama.cpp-metal; do
-  "$BIN" validate --data "$PRIOR" "${IN[@]}" --fit "$s" --cross-validate \
-    --residuals-out "$LODO/held-out-$s.csv" >/dev/null
-  HELD+=("$LODO/held-out-$s.csv")
-done
-for e in "${FITS[@]}"; do
-  "$BIN" validate -i "${e#*:}" --fit "${e%%:*}" --cross-validate \
-    --residuals-out "$LODO/held-out-${e%%:*}.csv" >/dev/null
-  HELD+=("$LODO/held-out-${e%%:*}.csv")
-done
+# The held-out files were written by the sections' own leave-one-device-out runs above.
+HELD=("$LODO/held-out-llama.cpp.csv" "$LODO/held-out-llama.cpp-metal.csv")
+for e in "${FITS[@]}"; do HELD+=("$LODO/held-out-${e%%:*}.csv"); done
 python3 scripts/merge-residuals.py --tmp "$LODO" "$LODO/in-sample.csv" "${HELD[@]}" >data/validation/residuals.csv
 echo "wrote $OUT"
