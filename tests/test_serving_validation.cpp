@@ -17,6 +17,20 @@
 using namespace infercap;
 using namespace infercap::testing;
 
+namespace {
+
+// Writes `csv` to `path` and reads it as a measurement file whose rows are all refused: nothing
+// comes back, and the diagnostics are returned for the caller's line, column and key checks.
+spec::Diagnostics refusal(const std::string& path, const std::string& csv) {
+  std::ofstream(path) << csv;
+  spec::Diagnostics bad;
+  CHECK(cli::read_measurements(path, bad).empty());
+  REQUIRE(bad.has_errors());
+  return bad;
+}
+
+}  // namespace
+
 TEST_CASE("per-token ITL: equal gaps give the step time exactly", "[model]") {
   // Every step takes s: every gap between two tokens is s, so mean, P50 and P99 are s (each
   // histogram bin reports the mean of what fell in it, exact for equal values).
@@ -120,15 +134,11 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   CHECK(m[6].bench->requests == 30000);
   CHECK(m[0].bench->requests == 0);
   // An unknown KV format is refused where it is read: file, line, column and key.
-  {
-    std::ofstream f(path);
-    f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-         "batch,metric,value,unit,stack,notes,kv_precision\n"
-      << "V-6,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,FP7\n";
-  }
-  spec::Diagnostics bad;
-  CHECK(cli::read_measurements(path, bad).empty());
-  REQUIRE(bad.has_errors());
+  const spec::Diagnostics bad =
+      refusal(path,
+              "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,"
+              "output_len,batch,metric,value,unit,stack,notes,kv_precision\n"
+              "V-6,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,FP7\n");
   CHECK(bad.items().front().line == 2);
   CHECK(bad.items().front().col == 17);
   CHECK(bad.items().front().key_path == "kv_precision");
@@ -173,14 +183,10 @@ TEST_CASE("moe_routing column: same_experts reaches the deployment; bad values a
   // A dense model has no router: the row is kept, not predicted, and says why.
   CHECK_FALSE(m[3].bench);
   CHECK_THAT(m[3].reason, Catch::Contains("has no experts"));
-  {
-    std::ofstream f(path);
-    f << header
-      << "R-5,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,random\n";
-  }
-  spec::Diagnostics bad;
-  CHECK(cli::read_measurements(path, bad).empty());
-  REQUIRE(bad.has_errors());
+  const spec::Diagnostics bad =
+      refusal(path, header +
+                        "R-5,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,"
+                        "random\n");
   CHECK(bad.items().front().line == 2);
   CHECK(bad.items().front().col == 18);
   CHECK(bad.items().front().key_path == "moe_routing");
