@@ -186,11 +186,17 @@ done
   echo "#### Kept aside: the GCC build on the first Xeon guest"
   echo
   echo "Also kept aside (\`xeon-amx-vm-2c-gcc-judge.csv\`): the first Xeon guest's rows, a GCC build"
-  echo "without AMX on an earlier machine of the same kind whose clock was never timed (its calibration"
-  echo "read 20% less fp32 GEMM); judged against the entry of the machine measured later, which runs the"
-  echo "same shapes 19-35% faster."
+  echo "without AMX on an earlier machine of the same kind. They are judged as the calibration loop"
+  echo "promises, with that machine's own \`calibrate --quick\` profile, taken 22 minutes before the"
+  echo "rows (\`data/calibration/xeon-amx-vm-2c-first.*\`: 26.7 GB/s of DRAM at 2 threads and"
+  echo "162 GFLOP/s of fp32 GEMM, where the later machine reads 30.8 and 200). Its clock was never"
+  echo "timed: the entry carries the 2.6 GHz TSC calibrate fell back to, so the dot loop's cycles are"
+  echo "priced at that clock. Judged against the later machine's entry instead, which runs the same"
+  echo "shapes 19-35% faster, these rows read decode 48% and prefill 60% (median)."
   echo
-  "$BIN" validate "${CPU[@]}" -i "$M/xeon-amx-vm-2c-gcc-judge.csv" --summary-only -f md | grep -E '^\| (group|---|LB1? )'
+  "$BIN" validate "${CPU[@]}" -i "$M/xeon-amx-vm-2c-gcc-judge.csv" \
+    --calibration data/calibration/xeon-amx-vm-2c-first.profile.yaml --summary-only -f md |
+    grep -E '^\|( group|---| LB1? )'
   echo
   echo "The same ground-truth rows predicted by a stack fitted without them (the public rows only):"
   echo "what a CPU of a kind no public row covers gets. Few-thread decode is where the public rows,"

@@ -195,6 +195,49 @@ TEST_CASE("validate --calibration: a profile changes exactly the rows of the har
   CHECK(changed == 16);  // the 4090's rows in the public file
 }
 
+TEST_CASE("validate: the first Xeon guest's rows are judged with that machine's own profile",
+          "[golden]") {
+  // The rows name the first guest's entry, which only its restored profile brings in: without
+  // it every row is listed as unknown hardware, with it every row is predicted on that entry.
+  const std::string rows = INFERCAP_SOURCE_DIR "/data/measurements/xeon-amx-vm-2c-gcc-judge.csv";
+  const std::string profile =
+      INFERCAP_SOURCE_DIR "/data/calibration/xeon-amx-vm-2c-first.profile.yaml";
+  const Run bare = run("validate -i " + rows + " -f json");
+  REQUIRE(bare.rc == 0);
+  const auto b = nlohmann::json::parse(bare.out);
+  CHECK(b["rows"].empty());
+  REQUIRE(b["unmapped"].size() == 28);
+  for (const auto& u : b["unmapped"])
+    CHECK(u["reason"] == "unknown hardware 'xeon-amx-vm-2c-first'");
+  const Run own = run("validate -i " + rows + " --calibration " + profile + " -f json");
+  REQUIRE(own.rc == 0);
+  const auto o = nlohmann::json::parse(own.out);
+  CHECK(o["unmapped"].empty());
+  REQUIRE(o["rows"].size() == 28);
+  // Single-thread decode is slower than two-thread decode of the same file on the same entry,
+  // and prefill faster than decode: the shape every measured pair has.
+  std::map<std::string, double> pred;
+  for (const auto& r : o["rows"]) pred[r["id"]] = r["predicted"];
+  CHECK(pred["LB-002"] < pred["LB-005"]);  // Q8_0 tg128, 1 against 2 threads
+  CHECK(pred["LB-001"] > pred["LB-002"]);  // Q8_0 pp512 against tg128, 1 thread
+  // The entry is the profile's machine: its per-core bandwidth is A / n0 of the profile's fit
+  // bw(n) = A (1 - exp(-n / n0)), and its DRAM figure is A.
+  auto number_after = [](const std::string& file, const std::string& key) {
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      const auto at = line.find(key);
+      if (at != std::string::npos) return std::stod(line.substr(at + key.size()));
+    }
+    FAIL("no " << key << " in " << file);
+    return 0.0;
+  };
+  const std::string hw = INFERCAP_SOURCE_DIR "/data/calibration/xeon-amx-vm-2c-first.hardware.yaml";
+  const double a = number_after(profile, "asymptote_bytes_per_s: ");
+  const double n0 = number_after(profile, "n0_threads: ");
+  CHECK(number_after(hw, "per_core_bandwidth_bytes_per_s: ") == Approx(a / n0).epsilon(1e-5));
+  CHECK(number_after(hw, "memory_bandwidth_bytes_per_s: ") == Approx(a).epsilon(1e-5));
+}
+
 TEST_CASE("validate: a malformed measurements file names file, line and column", "[golden]") {
   const std::string path =
       std::string(INFERCAP_SOURCE_DIR) + "/tests/data/measurements/bad-value.csv";
