@@ -41,7 +41,7 @@ Run run(const std::string& args, bool merge_stderr = false) {
 
 // The public measurements beside the checkout (../shared/benchmarks/), or "" when absent.
 std::string shared_benchmarks_dir() {
-  const std::string dir = INFERCAP_SOURCE_DIR "/../shared/benchmarks/";
+  std::string dir = INFERCAP_SOURCE_DIR "/../shared/benchmarks/";
   for (const char* f : {"seed-claims.csv", "llamacpp-gpu-benchmarks.csv"}) {
     FILE* p = std::fopen((dir + f).c_str(), "r");
     if (p == nullptr) return {};
