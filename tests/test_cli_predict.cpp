@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "infercap/spec/loaders.hpp"
+#include "infercap/spec/profile_io.hpp"
 #include "tmp_path.hpp"
 
 namespace {
@@ -222,20 +224,18 @@ TEST_CASE("validate: the first Xeon guest's rows are judged with that machine's 
   CHECK(pred["LB-001"] > pred["LB-002"]);  // Q8_0 pp512 against tg128, 1 thread
   // The entry is the profile's machine: its per-core bandwidth is A / n0 of the profile's fit
   // bw(n) = A (1 - exp(-n / n0)), and its DRAM figure is A.
-  auto number_after = [](const std::string& file, const std::string& key) {
-    std::ifstream in(file);
-    for (std::string line; std::getline(in, line);) {
-      const auto at = line.find(key);
-      if (at != std::string::npos) return std::stod(line.substr(at + key.size()));
-    }
-    FAIL("no " << key << " in " << file);
-    return 0.0;
-  };
-  const std::string hw = INFERCAP_SOURCE_DIR "/data/calibration/xeon-amx-vm-2c-first.hardware.yaml";
-  const double a = number_after(profile, "asymptote_bytes_per_s: ");
-  const double n0 = number_after(profile, "n0_threads: ");
-  CHECK(number_after(hw, "per_core_bandwidth_bytes_per_s: ") == Approx(a / n0).epsilon(1e-5));
-  CHECK(number_after(hw, "memory_bandwidth_bytes_per_s: ") == Approx(a).epsilon(1e-5));
+  infercap::spec::Diagnostics d;
+  auto p = infercap::spec::load_profile(profile, d);
+  auto hw = infercap::spec::load_hardware_file(
+      INFERCAP_SOURCE_DIR "/data/calibration/xeon-amx-vm-2c-first.hardware.yaml", d);
+  INFO(d.format());
+  REQUIRE(p);
+  REQUIRE(hw);
+  REQUIRE(hw->cpu);
+  const double a = p->bandwidth.asymptote_bytes_per_s;
+  CHECK(hw->cpu->per_core_bandwidth_bytes_per_s ==
+        Approx(a / p->bandwidth.n0_threads).epsilon(1e-5));
+  CHECK(hw->memory_bandwidth_bytes_per_s == Approx(a).epsilon(1e-5));
 }
 
 TEST_CASE("validate: a malformed measurements file names file, line and column", "[golden]") {
