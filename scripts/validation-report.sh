@@ -191,8 +191,8 @@ done
   echo "rows (\`data/calibration/xeon-amx-vm-2c-first.*\`: 26.7 GB/s of DRAM at 2 threads and"
   echo "162 GFLOP/s of fp32 GEMM, where the later machine reads 30.8 and 200). Its clock was never"
   echo "timed: the entry carries the 2.6 GHz TSC calibrate fell back to, so the dot loop's cycles are"
-  echo "priced at that clock. Judged against the later machine's entry instead, which runs the same"
-  echo "shapes 19-35% faster, these rows read decode 48% and prefill 60% (median)."
+  echo "priced at that clock. Until 2026-12-03 they were judged against the later machine's entry,"
+  echo "which runs the same shapes 19-35% faster: decode 48% and prefill 60% (median, at 35be965)."
   echo
   "$BIN" validate "${CPU[@]}" -i "$M/xeon-amx-vm-2c-gcc-judge.csv" \
     --calibration data/calibration/xeon-amx-vm-2c-first.profile.yaml --summary-only -f md |
