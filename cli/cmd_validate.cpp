@@ -345,18 +345,18 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
         held_out.push_back(fmt::format("{} {:.1f}% ({} rows)", d,
                                        100 * percentile(errs_device, 0.5), errs_device.size()));
       }
-      if (!errs_decode.empty() || !errs_prefill.empty()) {
-        notes.push_back(
-            fmt::format("{}: leave-one-hardware-out over {} devices: decode median |error| {:.1f}% "
-                        "(p90 {:.1f}%), "
-                        "prefill median |error| {:.1f}% (p90 {:.1f}%)",
-                        hw_class_name(cls), devices.size(), 100 * percentile(errs_decode, 0.5),
-                        100 * percentile(errs_decode, 0.9), 100 * percentile(errs_prefill, 0.5),
-                        100 * percentile(errs_prefill, 0.9)));
-      } else {
-        notes.push_back(fmt::format("{}: leave-one-hardware-out over {} devices",
-                                    hw_class_name(cls), devices.size()));
+      // Only the kinds that have held-out rows: a stack fitted on decode rows alone has no
+      // prefill figure to print.
+      std::vector<std::string> kinds;
+      for (const auto& [name, errs] : {std::pair{"decode", &errs_decode},
+                                       std::pair{"prefill", &errs_prefill}}) {
+        if (errs->empty()) continue;
+        kinds.push_back(fmt::format("{} median |error| {:.1f}% (p90 {:.1f}%)", name,
+                                    100 * percentile(*errs, 0.5), 100 * percentile(*errs, 0.9)));
       }
+      notes.push_back(fmt::format("{}: leave-one-hardware-out over {} devices{}{}",
+                                  hw_class_name(cls), devices.size(), kinds.empty() ? "" : ": ",
+                                  fmt::join(kinds, ", ")));
       for (const auto& [group, errs] : errs_static) {
         notes.push_back(fmt::format(
             "{}: leave-one-hardware-out, {}: median |error| {:.1f}% (p90 {:.1f}%) over {} rows",

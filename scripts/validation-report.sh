@@ -269,9 +269,14 @@ done
   echo
   echo "Inputs: \`data/measurements/vllm-static-public.csv\` (vLLM's buildkite latency tests on H200,"
   echo "A100 and H100), \`trtllm-static-public.csv\` (TensorRT-LLM v0.9.0's static-batch tables on H200,"
-  echo "H100, L40S, A100, dense models), \`pytorch-public.csv\` (gpt-fast on A100; one H100 eager /"
-  echo "CUDA-graph pair). pytorch-cuda-graph has one H100 row besides the A100 ones: its"
-  echo "leave-one-out figure is that one row."
+  echo "H100, L40S, A100, dense models), \`pytorch-public.csv\` (gpt-fast on A100, TP 1-8; torchao's"
+  echo "batch-1 tables on A100 and H100 in bf16, int8 and int4 weight-only). pytorch-cuda-graph's"
+  echo "leave-one-out figure is its three H100 rows (without them the A100 rows fit the stack; without"
+  echo "the A100 rows three rows are too few for its parameters, so A100 has no held-out figure)."
+  echo "Weight-only int8 and int4 GEMVs convert every weight to bf16 before the multiply-add, so they"
+  echo "are priced with the stack's per-weight issue cost (\`quantised_issue_cycles_per_weight\`,"
+  echo "\`converts_weights\` in \`core/include/infercap/precision.hpp\`) as well as their bytes: on an"
+  echo "A100 torchao's int4 reads its weights at 34% of the datasheet bandwidth where bf16 reads at 70%."
   echo
   for e in "${FITS[@]}"; do
     echo "### ${e%%:*}"
@@ -339,16 +344,26 @@ Eager PyTorch's GPU overhead is derived, not fitted: the CPU dispatch of one ate
 gpt-fast's own eager (25.5 tok/s) minus compiled (107.0 tok/s, static KV cache) time per token
 on an A100, spread over the 2591 ops an eager token dispatches in gpt-fast's model.py: 11.5 us
 an op, 0.92 ms a block (`data/stacks/pytorch.yaml`); the weights stream at the CUDA-graph
-stack's fraction, the same kernels. PT-001 sets that figure and is no longer a check. PT-002
-("eager mode", 8.4 ms a step on an H100, from a page that names no implementation, batch or
-setup, and whose 8.4 -> 5.1 ms is 39% saved where its text says 20-30%) is predicted at 36 ms:
-its eager loop spends at most 8.4 ms of CPU a step, 0.26 ms a block, under a third of
-gpt-fast's; the page says nothing that would tell a plan which loop it has. The two rows
-cannot be predicted by one eager stack; PT-002 stays mapped to `pytorch` because its source
-says eager.
+stack's fraction, the same kernels. PT-001 sets that figure and is no longer a check.
 TXT
   echo
-  rows_md "-i $M/pytorch-public.csv" '^PT-00(1|2)'
+  rows_md "-i $M/pytorch-public.csv" '^PT-001$'
+  echo
+  echo "### pytorch: a rejected source (not the model)"
+  echo
+  cat <<'TXT'
+`pytorch-rejected.csv` holds the two rows read from https://cloudai.pt/tag/cuda-graphs/ (Llama
+3.1 8B on an H100 SXM5: 8.4 ms a decode step eager, 5.1 ms as a CUDA graph), kept out of every
+fit and summary. The page cites no measurement of its own ("Spheron, 2026", "Fireworks AI") and
+names no implementation, batch, context or dtype, and a primary measurement contradicts it:
+torchao's H100 table (PT-021) gives the same model in bf16 at 126.9 tok/s, 7.88 ms a step,
+compiled with CUDA graphs at batch 1. The page's eager step would be 7% slower than that
+compiled one, and its 5.1 ms graph step needs 3.15 TB/s, 94% of the datasheet bandwidth, where
+torchao's reads at 57% and no decode row in our data reads more than 89% (llama.cpp's fp16 on
+an RTX 4090, GDDR6X). Predicted as the rows state:
+TXT
+  echo
+  rows_md "-i $M/pytorch-rejected.csv" '.'
   echo
   echo "### Serving runs"
   echo

@@ -1,7 +1,8 @@
-// [model] tests of two serving-stack mechanisms, each derived by hand from the formula it states:
-// TensorRT-LLM v0.9's MoE experts without an FP8 path (StackEfficiency::fp8_expert_gemm) and the
-// per-op cost of eager PyTorch. Specs are built here, so a catalog change cannot move the numbers;
-// [unit] checks read the committed stacks for the keys the mechanisms rest on.
+// [model] tests of three serving-stack mechanisms, each derived by hand from the formula it states:
+// TensorRT-LLM v0.9's MoE experts without an FP8 path (StackEfficiency::fp8_expert_gemm), the
+// per-op cost of eager PyTorch and the issue cost of weight-only GEMVs. Specs are built here, so
+// a catalog change cannot move the numbers; [unit] checks read the committed stacks for the keys
+// the mechanisms rest on.
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -144,8 +145,9 @@ TEST_CASE("eager PyTorch's dispatch cost is gpt-fast's eager minus compiled time
   // Eager mode streams the weights with the kernels a CUDA graph replays.
   const StackSpec* graph = test::project_catalog().catalog.find_stack("pytorch-cuda-graph");
   REQUIRE(graph != nullptr);
-  CHECK(e.weight_bandwidth_fraction ==
-        graph->per_class[static_cast<size_t>(HwClass::gpu)].weight_bandwidth_fraction);
+  const StackEfficiency& g = graph->per_class[static_cast<size_t>(HwClass::gpu)];
+  CHECK(e.weight_bandwidth_fraction == g.weight_bandwidth_fraction);
+  CHECK(e.quantised_issue_cycles_per_weight == g.quantised_issue_cycles_per_weight);
 
   // A 32-block Llama shape on the pytorch stack: the overheads a decode step adds up to are
   // 2591 ops x c = 29.87 ms, what the blog's two rates differ by.
@@ -163,4 +165,43 @@ TEST_CASE("eager PyTorch's dispatch cost is gpt-fast's eager minus compiled time
   for (const auto& o : step.ops) overhead += o.overhead_s;
   CHECK(overhead == Approx(1 / 25.5 - 1 / 107.0).epsilon(1e-3));
   CHECK(overhead == Approx(29.87e-3).epsilon(1e-3));
+}
+
+// A weight-only GEMV converts each weight to the activations' format before its multiply-add,
+// so it is bounded by W c / (U f) as well as by its bytes (docs/model.md, issue cycles): W
+// weights, c = quantised_issue_cycles_per_weight, U compute units at clock f. Native formats
+// (bf16 x bf16, int8 x int8) convert nothing and take the other figure, here 0.
+TEST_CASE("weight-only int8 pays the per-weight issue cost, W8A8 and bf16 do not", "[model]") {
+  StackSpec s = ideal_stack();
+  s.datasheet_peaks = false;  // issue limits apply to fitted stacks only
+  StackEfficiency& e = s.per_class[static_cast<size_t>(HwClass::gpu)];
+  e.issue_cycles_per_weight = 0;
+  e.quantised_issue_cycles_per_weight = 0.25;
+  HardwareSpec h = fp8_gpu();
+  h.compute_units = 100;
+  h.clock_hz = 1e9;  // U f = 1e11 unit-cycles a second
+  at(h.dense_flops_per_s, ComputeType::int8) = 200e12;  // a roof for the W8A8 deployment
+  ModelSpec m = tiny_moe();
+  m.moe = {};
+  auto decode = [&](Precision p) {
+    Deployment d;
+    d.precision = p;
+    auto r = PerfModel::create(m, h, s, d);
+    REQUIRE(r.ok());
+    return r.value().decode_breakdown(1, 16);
+  };
+  const StepBreakdown w8a16 = decode({DType::int8, DType::bf16, DType::bf16});
+  const auto& down = op(w8a16, "ffn_down");
+  // 2 layers of 4096 x 1024 int8 weights, one byte each: 8.39e6 x 0.25 / 1e11 = 21.0 us.
+  REQUIRE(down.cost.weight_bytes == Approx(2 * 4096.0 * 1024));
+  CHECK(down.issue_s == Approx(2 * 4096.0 * 1024 * 0.25 / 1e11));
+  CHECK(converts_weights({DType::int8, DType::bf16, DType::bf16}));
+  CHECK(converts_weights({DType::q4_0, DType::fp16, DType::fp16}));
+  CHECK_FALSE(converts_weights({DType::int8, DType::int8, DType::bf16}));
+  CHECK_FALSE(converts_weights({DType::fp8, DType::fp8, DType::bf16}));
+  CHECK_FALSE(converts_weights({DType::bf16, DType::bf16, DType::bf16}));
+  for (const Precision& p : {Precision{DType::int8, DType::int8, DType::bf16},
+                             Precision{DType::bf16, DType::bf16, DType::bf16}}) {
+    CHECK(op(decode(p), "ffn_down").issue_s == 0);
+  }
 }

@@ -58,6 +58,11 @@ bool is_block_quantised(DType t) {
          t == DType::q4_k_m;
 }
 
+bool converts_weights(const Precision& p) {
+  return is_block_quantised(p.weights) ||
+         bits_per_element(p.weights) < bits_per_element(p.activations);
+}
+
 std::optional<DType> parse_dtype(std::string_view s) {
   const std::string k = lower(s);
   for (const auto& d : kDTypes) {

@@ -16,7 +16,9 @@ std::vector<StackParam> serving_stack_candidates() {
           StackParam::quantised_gemm_compute_fraction,
           StackParam::attention_compute_fraction,
           StackParam::kernel_overhead_s,
-          StackParam::step_overhead_s};
+          StackParam::step_overhead_s,
+          // Zero (no column) in stacks without a weight-converting decode kernel.
+          StackParam::quantised_issue_cycles_per_weight};
 }
 
 bool is_static_batch_metric(BenchMetric m) {

@@ -51,4 +51,11 @@ struct Precision {
   DType kv = DType::bf16;
 };
 
+/// True when a kernel converts every weight before its multiply-add: block-quantised weights
+/// (dequantised or fed to an integer dot product), and weights stored narrower than the
+/// activations they meet (weight-only int8 "w8a16": each int8 weight is scaled to bf16 in the
+/// GEMV). Native formats (bf16 x bf16, fp8 x fp8, int8 x int8) are not converted. Decode's
+/// per-weight issue cost (`quantised_issue_cycles_per_weight`) applies to these.
+bool converts_weights(const Precision& p);
+
 }  // namespace infercap
