@@ -270,9 +270,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   r.unsaturated_share = unsaturated_share;
   r.gemm_m_half = eff.gemm_m_half;
   {
-    const double cycles = converts_weights(dep.precision)
-                              ? eff.quantised_issue_cycles_per_weight
-                              : eff.issue_cycles_per_weight;
+    const double cycles = converts_weights(dep.precision) ? eff.quantised_issue_cycles_per_weight
+                                                          : eff.issue_cycles_per_weight;
     double unit_hz = static_cast<double>(hw.compute_units) * hw.clock_hz;
     if (hw.hw_class == HwClass::cpu && hw.cpu) {
       const double clock = hw.cpu->base_clock_hz > 0 ? hw.cpu->base_clock_hz : hw.clock_hz;

@@ -10,12 +10,9 @@
 namespace infercap {
 
 std::vector<StackParam> serving_stack_candidates() {
-  return {StackParam::weight_bandwidth_fraction,
-          StackParam::kv_bandwidth_fraction,
-          StackParam::gemm_compute_fraction,
-          StackParam::quantised_gemm_compute_fraction,
-          StackParam::attention_compute_fraction,
-          StackParam::kernel_overhead_s,
+  return {StackParam::weight_bandwidth_fraction, StackParam::kv_bandwidth_fraction,
+          StackParam::gemm_compute_fraction, StackParam::quantised_gemm_compute_fraction,
+          StackParam::attention_compute_fraction, StackParam::kernel_overhead_s,
           StackParam::step_overhead_s,
           // Zero (no column) in stacks without a weight-converting decode kernel.
           StackParam::quantised_issue_cycles_per_weight};
