@@ -319,8 +319,19 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
         for (const auto& c : cases) {
           if (c.hardware.name != d) train.push_back(c);
         }
-        if (train.size() <= params.size()) continue;
-        auto cv = fit_stack(*base, cls, train, params);
+        // The parameters are chosen again on the training rows alone: a choice made on every
+        // row would let the held-out device pick what the fold fits.
+        std::vector<StackParam> fold_params;
+        if (std::any_of(train.begin(), train.end(),
+                        [](const BenchCase& c) { return is_static_batch_metric(c.metric); })) {
+          auto choice = select_fit_params(*base, cls, train);
+          if (!choice || choice->params.empty()) continue;
+          fold_params = choice->params;
+        } else {
+          fold_params = params_for(cls, base->for_class(cls), train);
+        }
+        if (train.size() <= fold_params.size()) continue;
+        auto cv = fit_stack(*base, cls, train, fold_params);
         if (!cv) continue;
         std::vector<double> errs_device;
         for (const auto& c : cases) {
@@ -348,8 +359,8 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
       // Only the kinds that have held-out rows: a stack fitted on decode rows alone has no
       // prefill figure to print.
       std::vector<std::string> kinds;
-      for (const auto& [name, errs] : {std::pair{"decode", &errs_decode},
-                                       std::pair{"prefill", &errs_prefill}}) {
+      for (const auto& [name, errs] :
+           {std::pair{"decode", &errs_decode}, std::pair{"prefill", &errs_prefill}}) {
         if (errs->empty()) continue;
         kinds.push_back(fmt::format("{} median |error| {:.1f}% (p90 {:.1f}%)", name,
                                     100 * percentile(*errs, 0.5), 100 * percentile(*errs, 0.9)));

@@ -134,8 +134,9 @@ done
   echo "Each stack has a handful of physical parameters per hardware class (fractions of achievable"
   echo "bandwidth and compute, per-weight issue cycles, power-capped tensor throughput, per-step"
   echo "overhead; \`docs/model.md\`), fitted by Levenberg-Marquardt on log(predicted/measured)."
-  echo "Leave-one-hardware-out refits the stack without a device and predicts that device: the error"
-  echo "to expect on hardware with no measurements."
+  echo "Leave-one-hardware-out refits the stack without a device (which parameters it fits is chosen"
+  echo "on the remaining rows too) and predicts that device: the error to expect on hardware with no"
+  echo "measurements."
   echo
   for s in llama.cpp llama.cpp-metal; do
     echo '```'
@@ -263,8 +264,9 @@ done
   echo "already explained by the parameters chosen before it; then each parameter left out is tried"
   echo "on the fit itself and kept when it lowers the Bayesian information criterion by more than 2"
   echo "(an overhead whose start value made it look small). The fit prints each candidate's"
-  echo "sensitivity at the start values. Leave-one-hardware-out refits without a device (same"
-  echo "parameters) and predicts it. The fits below start from the committed (already fitted)"
+  echo "sensitivity at the start values. Leave-one-hardware-out refits without a device, choosing"
+  echo "the parameters again from the other devices' rows, and predicts it. The fits below start from"
+  echo "the committed (already fitted)"
   echo "stacks, so before and after agree; the fit from the estimates is in each stack's provenance."
   echo
   echo "Inputs: \`data/measurements/vllm-static-public.csv\` (vLLM's buildkite latency tests on H200,"
