@@ -197,8 +197,9 @@ TEST_CASE("prompt points reach the simulator: alone, each request is its own len
 TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   // serving-mlperf.csv: the Llama 2 70B rows carry the dataset's 32 points (mean 222.3 within
   // half a token), 4 replicas of TP2 on 8 H100, the Offline rows the dataset's 24,576 samples
-  // and gpu_batch_size 896, the Server rows 1024 at 75.1 qps; GPT-J stays unpredicted for its 4
-  // beams. The v5.0 file: FP4 is not a weight format the model has, PP2 is not modelled.
+  // and gpu_batch_size 896, the Server rows 1024 at 75.1 qps (8 TP1 H200s: 806 and 896); GPT-J
+  // stays unpredicted for its 4 beams. The v5.0 file: FP4 is not a weight format the model has,
+  // PP2 is not modelled.
   spec::Diagnostics d;
   const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
   const auto rows =
@@ -231,6 +232,19 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(max_rate.metric == BenchMetric::serving_max_rate_output_tokens_per_s);
   CHECK(max_rate.ttft_p99_limit_s == 2);
   CHECK(max_rate.tpot_p99_limit_s == 0.2);
+  // v4.1 on 8 x H200: 8 replicas of TP1, Offline at gpu_batch_size 806, Server 896 at 101.25 qps.
+  for (const char* id : {"MLP-014", "MLP-015", "MLP-018", "MLP-021"}) {
+    INFO(id);
+    REQUIRE(by_id.at(id).bench);
+    CHECK(by_id.at(id).bench->replicas == 8);
+    CHECK(by_id.at(id).bench->deployment.tp == 1);
+    CHECK(by_id.at(id).bench->hardware.name == "h200");
+  }
+  CHECK(by_id.at("MLP-014").bench->max_seqs == 806);
+  CHECK(by_id.at("MLP-015").bench->request_rate_qps == 101.25);
+  CHECK(by_id.at("MLP-018").bench->max_seqs == 896);
+  CHECK(by_id.at("MLP-018").bench->metric == BenchMetric::serving_tpot_mean_s);
+  CHECK(by_id.at("MLP-018").bench->measured == Approx(0.123263268));  // ms in the file
   REQUIRE(by_id.at("MLP5-002").bench);  // v5.0 Server: no rate stated, the search finds one
   CHECK(by_id.at("MLP5-002").bench->request_rate_qps == 0);
   CHECK_THAT(by_id.at("MLP5-004").reason, Catch::Contains("pipeline parallelism (2 stages)"));
