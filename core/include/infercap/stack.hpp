@@ -42,7 +42,9 @@ struct StackEfficiency {
   /// weight element (load, convert, multiply-add). An op on W weights takes at least
   /// W * cycles / (units * clock). This is why the same GEMV reaches a smaller share of HBM's
   /// bandwidth than of GDDR's: few units at low clock cannot keep enough bytes in flight.
-  /// 0 = no limit. Block-quantised formats pay their unpacking here.
+  /// 0 = no limit. `issue_cycles_per_weight` applies to native formats (bf16 x bf16, fp8 x fp8),
+  /// `quantised_issue_cycles_per_weight` to formats whose kernel converts each weight first
+  /// (converts_weights(): block formats and weight-only int8/int4), which pay their unpacking here.
   double issue_cycles_per_weight = 0;
   double quantised_issue_cycles_per_weight = 0;
   /// Bytes per activation element moved between kernels; 0 = the deployment's activation format.
