@@ -179,7 +179,7 @@ TEST_CASE("weight-only int8 pays the per-weight issue cost, W8A8 and bf16 do not
   e.quantised_issue_cycles_per_weight = 0.25;
   HardwareSpec h = fp8_gpu();
   h.compute_units = 100;
-  h.clock_hz = 1e9;  // U f = 1e11 unit-cycles a second
+  h.clock_hz = 1e9;                                     // U f = 1e11 unit-cycles a second
   at(h.dense_flops_per_s, ComputeType::int8) = 200e12;  // a roof for the W8A8 deployment
   ModelSpec m = tiny_moe();
   m.moe = {};
