@@ -212,6 +212,18 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
   return p;
 }
 
+// The parameters `cases` fit from `start`: static-batch rows (serving stacks' latency and
+// throughput benchmarks) fit the parameters they respond to (stack_fit_params.hpp), with each
+// candidate's sensitivity in `review`; llama-bench rows keep their recipe (no review).
+Result<ParamChoice> fit_params_for(const StackSpec& start, HwClass cls,
+                                   const std::vector<BenchCase>& cases) {
+  if (std::any_of(cases.begin(), cases.end(),
+                  [](const BenchCase& c) { return is_static_batch_metric(c.metric); })) {
+    return select_fit_params(start, cls, cases);
+  }
+  return ParamChoice{params_for(cls, start.for_class(cls), cases), {}};
+}
+
 // What a fit needs of the rows, collected while they stream past: the cases that ran on the
 // stack being fitted, by hardware class, and their ids (for the provenance line).
 struct FitRows {
@@ -260,20 +272,16 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
   for (const auto& entry : by_class) {
     const HwClass cls = entry.first;
     const std::vector<BenchCase>& cases = entry.second;
-    // Static-batch rows (serving stacks' latency and throughput benchmarks) fit the parameters
-    // they respond to (stack_fit_params.hpp); llama-bench rows keep their recipe.
-    std::vector<StackParam> params;
-    if (std::any_of(cases.begin(), cases.end(),
-                    [](const BenchCase& c) { return is_static_batch_metric(c.metric); })) {
-      auto choice = select_fit_params(fitted, cls, cases);
-      if (!choice || choice->params.empty()) {
-        diags.error(
-            "", 0, 0, "--fit",
-            fmt::format("{} rows: {}", hw_class_name(cls),
-                        choice ? "no parameter responds to these rows" : choice.error().message));
-        return print_diagnostics(diags);
-      }
-      params = choice->params;
+    auto choice = fit_params_for(fitted, cls, cases);
+    if (!choice || choice->params.empty()) {
+      diags.error(
+          "", 0, 0, "--fit",
+          fmt::format("{} rows: {}", hw_class_name(cls),
+                      choice ? "no parameter responds to these rows" : choice.error().message));
+      return print_diagnostics(diags);
+    }
+    const std::vector<StackParam> params = choice->params;
+    if (!choice->review.empty()) {
       std::vector<std::string> seen;
       for (const auto& ps : choice->review) {
         seen.push_back(fmt::format("{} {:.3f}{}", stack_param_name(ps.param), ps.rms_sensitivity,
@@ -281,8 +289,6 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
       }
       notes.push_back(fmt::format("{}: rms sensitivity of ln(predicted) to ln(parameter): {}",
                                   hw_class_name(cls), fmt::join(seen, ", ")));
-    } else {
-      params = params_for(cls, fitted.for_class(cls), cases);
     }
     auto r = fit_stack(fitted, cls, cases, params);
     if (!r) {
@@ -321,15 +327,9 @@ int run_fit(const ValidateArgs& a, const StackSpec* base, const FitRows& rows,
         }
         // The parameters are chosen again on the training rows alone: a choice made on every
         // row would let the held-out device pick what the fold fits.
-        std::vector<StackParam> fold_params;
-        if (std::any_of(train.begin(), train.end(),
-                        [](const BenchCase& c) { return is_static_batch_metric(c.metric); })) {
-          auto choice = select_fit_params(*base, cls, train);
-          if (!choice || choice->params.empty()) continue;
-          fold_params = choice->params;
-        } else {
-          fold_params = params_for(cls, base->for_class(cls), train);
-        }
+        auto fold = fit_params_for(*base, cls, train);
+        if (!fold || fold->params.empty()) continue;
+        const std::vector<StackParam>& fold_params = fold->params;
         if (train.size() <= fold_params.size()) continue;
         auto cv = fit_stack(*base, cls, train, fold_params);
         if (!cv) continue;
