@@ -141,9 +141,10 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
   bool has_units = false, has_quant_decode = false, has_native_decode = false;
   for (const auto& c : cases) {
     has_units = has_units || (c.hardware.compute_units > 0 && c.hardware.clock_hz > 0);
+    // Decode rows respond to the issue figure the model gives their format (converts_weights:
+    // weight-only int8 takes the quantised one, as block formats do).
     if (c.metric == BenchMetric::generation_tokens_per_s) {
-      (is_block_quantised(c.deployment.precision.weights) ? has_quant_decode : has_native_decode) =
-          true;
+      (converts_weights(c.deployment.precision) ? has_quant_decode : has_native_decode) = true;
     }
   }
   std::vector<StackParam> p{StackParam::weight_bandwidth_fraction};
