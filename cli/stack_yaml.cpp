@@ -50,6 +50,7 @@ std::string stack_to_yaml(const StackSpec& s) {
     o += fmt::format("    fused_attention: {}\n", e.fused_attention);
     o += fmt::format("    fused_elementwise: {}\n", e.fused_elementwise);
     if (!e.fp8_expert_gemm) o += "    fp8_expert_gemm: false\n";
+    if (e.expert_gemm_mma_sync) o += "    expert_gemm_mma_sync: true\n";
     o += fmt::format("    block_formats_use_int8: {}\n", e.block_formats_use_int8);
     o += fmt::format("    issue_cycles_per_weight: {:.4g}\n", e.issue_cycles_per_weight);
     o += fmt::format("    quantised_issue_cycles_per_weight: {:.4g}\n",

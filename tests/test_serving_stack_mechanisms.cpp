@@ -1,5 +1,6 @@
-// [model] tests of three serving-stack mechanisms, each derived by hand from the formula it states:
-// TensorRT-LLM v0.9's MoE experts without an FP8 path (StackEfficiency::fp8_expert_gemm), the
+// [model] tests of four serving-stack mechanisms, each derived by hand from the formula it states:
+// TensorRT-LLM v0.9's MoE experts without an FP8 path (StackEfficiency::fp8_expert_gemm) and on
+// mma.sync kernels (expert_gemm_mma_sync with HardwareSpec::mma_sync_peak_fraction), the
 // per-op cost of eager PyTorch and the issue cost of weight-only GEMVs. Specs are built here, so
 // a catalog change cannot move the numbers; [unit] checks read the committed stacks for the keys
 // the mechanisms rest on.
@@ -103,6 +104,40 @@ TEST_CASE("the missing FP8 expert path changes nothing for a 16-bit deployment",
   CHECK(op(a, "experts").cost.weight_bytes == Approx(op(b, "experts").cost.weight_bytes));
 }
 
+TEST_CASE("mma.sync expert GEMMs reach the device's mma.sync share of the tensor rate", "[model]") {
+  // Formula: expert compute time = FLOPs / (peak x fp16/fp8 factor x mma_sync_peak_fraction).
+  // Prefill of 512 tokens, 16-bit deployment, peak 100 TFLOP/s, fraction 2/3:
+  // 2 x 512 x 2 x 3 x 1024 x 4096 x 2 FLOPs at 66.7 TFLOP/s.
+  const double flops = 2.0 * 512 * 2 * 3 * 1024 * 4096 * 2;
+  StackSpec mma = roofline(true);
+  mma.per_class[static_cast<size_t>(HwClass::gpu)].expert_gemm_mma_sync = true;
+  HardwareSpec hopper = fp8_gpu();
+  hopper.mma_sync_peak_fraction = 2.0 / 3.0;
+  Deployment d;
+  d.precision = {DType::bf16, DType::bf16, DType::bf16};
+  auto run = [&](const StackSpec& s, const HardwareSpec& h, DType t) {
+    d.precision = {t, t, t};
+    auto r = PerfModel::create(tiny_moe(), h, s, d);
+    REQUIRE(r.ok());
+    return std::move(r).value().prefill_breakdown(1, 512);
+  };
+  const StepBreakdown slow = run(mma, hopper, DType::bf16);
+  CHECK(op(slow, "experts").compute_s == Approx(flops / (100e12 * 2.0 / 3.0)));
+  // The dense projections keep the full rate: only the expert GEMMs run the mma.sync kernels.
+  const StepBreakdown base = run(roofline(true), hopper, DType::bf16);
+  CHECK(op(base, "experts").compute_s == Approx(flops / 100e12));
+  CHECK(op(slow, "qkv_proj").compute_s == Approx(op(base, "qkv_proj").compute_s));
+  // A device that states no fraction (before Hopper mma.sync is the native path) is unchanged.
+  const StepBreakdown ampere = run(mma, fp8_gpu(), DType::bf16);
+  CHECK(op(ampere, "experts").compute_s == Approx(flops / 100e12));
+  // With v0.9's missing FP8 path as well, an FP8 deployment's experts run at
+  // fp16 x 2/3 = 66.7 TFLOP/s of the 200 TFLOP/s FP8 peak.
+  StackSpec v09 = roofline(false);
+  v09.per_class[static_cast<size_t>(HwClass::gpu)].expert_gemm_mma_sync = true;
+  const StepBreakdown both = run(v09, hopper, DType::fp8);
+  CHECK(op(both, "experts").compute_s == Approx(flops / (100e12 * 2.0 / 3.0)));
+}
+
 TEST_CASE("tensorrt-llm-0.9 is the one committed stack without FP8 experts", "[unit]") {
   const auto& cat = test::project_catalog().catalog;
   const StackSpec* v09 = cat.find_stack("tensorrt-llm-0.9");
@@ -115,6 +150,20 @@ TEST_CASE("tensorrt-llm-0.9 is the one committed stack without FP8 experts", "[u
   CHECK_FALSE(v09->per_class[gpu].fp8_expert_gemm);
   CHECK(now->per_class[gpu].fp8_expert_gemm);
   CHECK(vllm->per_class[gpu].fp8_expert_gemm);
+  // Only v0.9 runs its experts on Sm80 (mma.sync) kernels on Hopper; only Hopper states a share.
+  CHECK(v09->per_class[gpu].expert_gemm_mma_sync);
+  CHECK_FALSE(now->per_class[gpu].expert_gemm_mma_sync);
+  CHECK_FALSE(vllm->per_class[gpu].expert_gemm_mma_sync);
+  for (const char* h : {"h100-sxm", "h200", "h100-pcie", "h100-nvl", "gh200"}) {
+    const HardwareSpec* hw = cat.find_hardware(h);
+    REQUIRE(hw != nullptr);
+    CHECK(hw->mma_sync_peak_fraction == Approx(0.667));
+  }
+  for (const char* h : {"a100-sxm-80gb", "l40s"}) {
+    const HardwareSpec* hw = cat.find_hardware(h);
+    REQUIRE(hw != nullptr);
+    CHECK(hw->mma_sync_peak_fraction == 0);
+  }
 }
 
 namespace {

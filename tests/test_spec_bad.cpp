@@ -104,6 +104,10 @@ const std::vector<Case>& bad_cases() {
        As::hardware,
        {"negative-size.yaml:7:15: error: memory_bytes: expected a size (bytes) > 0, found '-16 "
         "GB'"}},
+      {"mma-sync-fraction-over-one.yaml",
+       As::hardware,
+       {"mma-sync-fraction-over-one.yaml:9:25: error: mma_sync_peak_fraction: expected a number in "
+        "(0, 1], found '1.5'"}},
       {"heads-not-dividing-hidden.yaml",
        As::model,
        {"heads-not-dividing-hidden.yaml:6:8: error: heads: expected a divisor of hidden (64) when "

@@ -191,6 +191,7 @@ void read_hardware(Reader& r, HardwareSpec& h, bool full) {
   }
   get(r, "compute_units", h.compute_units, false, Range::positive());
   get(r, "clock_hz", h.clock_hz, false, Range::non_negative());
+  get(r, "mma_sync_peak_fraction", h.mma_sync_peak_fraction, false, Range::positive_fraction());
   get(r, "tdp_w", h.tdp_w, false, Range::non_negative());
   get(r, "idle_w", h.idle_w, false, Range::non_negative());
   get(r, "devices_per_server", h.devices_per_server, false, Range::positive());
@@ -297,6 +298,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     get(*c, "fused_attention", e.fused_attention, false);
     get(*c, "fused_elementwise", e.fused_elementwise, false);
     get(*c, "fp8_expert_gemm", e.fp8_expert_gemm, false);
+    get(*c, "expert_gemm_mma_sync", e.expert_gemm_mma_sync, false);
     get(*c, "block_formats_use_int8", e.block_formats_use_int8, false);
     get(*c, "issue_cycles_per_weight", e.issue_cycles_per_weight, false, Range::non_negative());
     get(*c, "quantised_issue_cycles_per_weight", e.quantised_issue_cycles_per_weight, false,

@@ -47,6 +47,12 @@ struct HardwareSpec {
   /// With `clock_hz` it bounds how fast a kernel can touch weights (see StackEfficiency).
   int compute_units = 0;
   double clock_hz = 0;  ///< boost clock of those units; 0 = not stated
+  /// Share of the dense tensor peak that kernels built on warp-level `mma.sync` (Ampere-style
+  /// tensor-core code, e.g. CUTLASS 2.x instantiated for Sm80) reach on this device. Hopper
+  /// reaches its peak only through `wgmma`; `mma.sync` gets about 2/3 of it. 0 = not stated,
+  /// taken as 1: before Hopper `mma.sync` is the native tensor path. Applied only to the ops a
+  /// stack runs with such kernels (StackEfficiency::expert_gemm_mma_sync).
+  double mma_sync_peak_fraction = 0;
   double tdp_w = 0;
   double idle_w = 0;
   int devices_per_server = 1;

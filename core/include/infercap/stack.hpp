@@ -34,6 +34,13 @@ struct StackEfficiency {
   /// attention and the router still run FP8. TensorRT-LLM added FP8 for Mixtral's MoE only in
   /// v0.10.0 (its release notes: "Added FP8 quantization support for Mixtral").
   bool fp8_expert_gemm = true;
+  /// true: the stack's MoE grouped GEMM is built on warp-level `mma.sync` on every architecture
+  /// (CUTLASS 2.x instantiated for Sm80), so on a device whose `mma_sync_peak_fraction` is
+  /// below 1 (Hopper) the expert GEMMs reach only that share of the tensor rate. TensorRT-LLM
+  /// v0.9.0 sent sm_ >= 90 to its Sm80 MoE kernels ("TODO Update the arch to Sm90 once CUTLASS
+  /// hopper specialisations are available", moe_gemm_kernels_template.h); Hopper MoE kernels
+  /// came after it, before v0.10.0.
+  bool expert_gemm_mma_sync = false;
   /// Block-quantised weights (q4_k_m, q8_0, ...) feed integer dot products where the device has an
   /// int8 roof; false = dequantise to the activation type and use its roof (llama.cpp CUDA in
   /// early 2024 dequantised to fp16 for cuBLAS when the batch exceeded a few tokens).
