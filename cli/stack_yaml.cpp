@@ -68,9 +68,10 @@ std::string stack_to_yaml(const StackSpec& s) {
       o += fmt::format("    dot_memory_overlap: {:.4g}\n", e.dot_memory_overlap);
       o += fmt::format("    core_bandwidth_bytes_per_s: {:.4g}\n", e.core_bandwidth_bytes_per_s);
     }
-    if (e.cross_socket_compute_fraction != 1)
+    if (e.cross_socket_compute_fraction != 1) {
       o += fmt::format("    cross_socket_compute_fraction: {:.4g}\n",
                        e.cross_socket_compute_fraction);
+    }
   }
   o += "sources:\n";
   for (const auto& src : s.sources) {

@@ -599,8 +599,9 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     }
     // Expert GEMMs built on mma.sync (TensorRT-LLM v0.9's Sm80 grouped GEMM) reach only the
     // device's mma.sync share of its tensor peak (about 2/3 on Hopper, which needs wgmma).
-    if (eff_.expert_gemm_mma_sync && hw_.mma_sync_peak_fraction > 0)
+    if (eff_.expert_gemm_mma_sync && hw_.mma_sync_peak_fraction > 0) {
       expert_rate *= hw_.mma_sync_peak_fraction;
+    }
     OpCost o;
     o.name = "experts";
     o.kind = OpKind::expert_gemm;
