@@ -407,6 +407,54 @@ sources: [{fields: ["*"], ref: "a ref\nwith a break", date: 2026-12-02}]
   CHECK(cli::stack_to_yaml(*back) == once);
 }
 
+TEST_CASE("a rewritten stack keeps its MoE kernel flags", "[unit]") {
+  // validate --fit --write rewrites data/stacks/tensorrt-llm-0.9.yaml; its two mechanism keys
+  // (no FP8 experts, experts on mma.sync kernels) are not fitted and must survive the rewrite.
+  Diagnostics d;
+  const Document doc = doc_of(R"(schema_version: 1
+kind: stack
+name: t-stack
+classes:
+  gpu:
+    weight_bandwidth_fraction: 0.8
+    kv_bandwidth_fraction: 0.6
+    gemm_compute_fraction: 0.5
+    fp8_expert_gemm: false
+    expert_gemm_mma_sync: true
+sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
+)",
+                              d);
+  auto s = load_stack(doc, d);
+  INFO(d.format());
+  REQUIRE(s);
+  CHECK_FALSE(s->for_class(HwClass::gpu).fp8_expert_gemm);
+  CHECK(s->for_class(HwClass::gpu).expert_gemm_mma_sync);
+  Diagnostics d2;
+  const Document again = parse_text(cli::stack_to_yaml(*s), "w.yaml", d2);
+  auto back = load_stack(again, d2);
+  INFO(d2.format());
+  REQUIRE(back);
+  CHECK_FALSE(back->for_class(HwClass::gpu).fp8_expert_gemm);
+  CHECK(back->for_class(HwClass::gpu).expert_gemm_mma_sync);
+  // A stack that states neither keeps the defaults: FP8 experts, no mma.sync pricing.
+  Diagnostics d3;
+  auto plain = load_stack(doc_of(R"(schema_version: 1
+kind: stack
+name: t-stack
+classes:
+  gpu:
+    weight_bandwidth_fraction: 0.8
+    kv_bandwidth_fraction: 0.6
+    gemm_compute_fraction: 0.5
+sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
+)",
+                                 d3),
+                          d3);
+  REQUIRE(plain);
+  CHECK(plain->for_class(HwClass::gpu).fp8_expert_gemm);
+  CHECK_FALSE(plain->for_class(HwClass::gpu).expert_gemm_mma_sync);
+}
+
 TEST_CASE("catalog: lookup by name and normalised alias, near names", "[unit]") {
   Diagnostics d;
   const Catalog cat = Catalog::load(kGood + "catalog", d);
