@@ -410,8 +410,8 @@ sources: [{fields: ["*"], ref: "a ref\nwith a break", date: 2026-12-02}]
 TEST_CASE("a rewritten stack keeps its MoE kernel flags", "[unit]") {
   // validate --fit --write rewrites data/stacks/tensorrt-llm-0.9.yaml; its two mechanism keys
   // (no FP8 experts, experts on mma.sync kernels) are not fitted and must survive the rewrite.
-  Diagnostics d;
-  const Document doc = doc_of(R"(schema_version: 1
+  auto load = [](const std::string& extra, Diagnostics& d) {
+    const std::string text = R"(schema_version: 1
 kind: stack
 name: t-stack
 classes:
@@ -419,12 +419,12 @@ classes:
     weight_bandwidth_fraction: 0.8
     kv_bandwidth_fraction: 0.6
     gemm_compute_fraction: 0.5
-    fp8_expert_gemm: false
-    expert_gemm_mma_sync: true
-sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
-)",
-                              d);
-  auto s = load_stack(doc, d);
+)" + extra + R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
+)";
+    return load_stack(parse_text(text, "t.yaml", d), d);
+  };
+  Diagnostics d;
+  auto s = load("    fp8_expert_gemm: false\n    expert_gemm_mma_sync: true\n", d);
   INFO(d.format());
   REQUIRE(s);
   CHECK_FALSE(s->for_class(HwClass::gpu).fp8_expert_gemm);
@@ -438,18 +438,7 @@ sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
   CHECK(back->for_class(HwClass::gpu).expert_gemm_mma_sync);
   // A stack that states neither keeps the defaults: FP8 experts, no mma.sync pricing.
   Diagnostics d3;
-  auto plain = load_stack(doc_of(R"(schema_version: 1
-kind: stack
-name: t-stack
-classes:
-  gpu:
-    weight_bandwidth_fraction: 0.8
-    kv_bandwidth_fraction: 0.6
-    gemm_compute_fraction: 0.5
-sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
-)",
-                                 d3),
-                          d3);
+  auto plain = load("", d3);
   REQUIRE(plain);
   CHECK(plain->for_class(HwClass::gpu).fp8_expert_gemm);
   CHECK_FALSE(plain->for_class(HwClass::gpu).expert_gemm_mma_sync);
