@@ -115,6 +115,7 @@ TEST_CASE("reader: ranges, missing keys, wrong types", "[unit]") {
                          "t.yaml:1:6: error: pct: expected a number in (0, 100), found '120'",
                          "t.yaml:2:4: error: n: expected an integer > 0, found '0'",
                          "t.yaml:3:4: error: x: expected an integer, found '2.5'",
+                         // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one message, wrapped
                          "t.yaml:4:6: error: big: expected an integer, found '99999999999' (out of "
                          "range)",
                          "t.yaml:5:7: error: list: expected a string, found a list",
@@ -336,7 +337,7 @@ TEST_CASE("stack loader: CPU fractions with default 1, each in (0, 1], written b
   for (const auto& [key, field] : keys) {
     INFO(key);
     auto load = [key = std::string(key)](const std::string& value, Diagnostics& d) {
-      const std::string text = std::string(R"(schema_version: 1
+      std::string text = std::string(R"(schema_version: 1
 kind: stack
 name: t-stack
 classes:
@@ -345,8 +346,9 @@ classes:
     kv_bandwidth_fraction: 0.6
     gemm_compute_fraction: 0.5
     cpu_isa_kernels: true
-)") + (value.empty() ? "" : "    " + key + ": " + value + "\n") +
-                               R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-02}]
+)");
+      if (!value.empty()) text.append("    ").append(key).append(": ").append(value).append("\n");
+      text += R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-02}]
 )";
       const Document doc = doc_of(text.c_str(), d);
       return load_stack(doc, d);
