@@ -1,6 +1,7 @@
 // The spec reader, loaders and catalog on small inline documents and tests/data/good/.
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,11 @@ Document doc_of(const char* text, Diagnostics& d) {
 }
 
 const std::string kGood = std::string(INFERCAP_TEST_DATA_DIR) + "/good/";
+
+// What `validate --fit --write` does to a stack: write it with the stack writer, read it back.
+std::optional<StackSpec> written_back(const StackSpec& s, Diagnostics& d) {
+  return load_stack(parse_text(cli::stack_to_yaml(s), "w.yaml", d), d);
+}
 
 }  // namespace
 
@@ -363,8 +369,7 @@ classes:
     REQUIRE(set);
     CHECK(set->for_class(HwClass::cpu).*field == Approx(0.2));
     Diagnostics d3;
-    const Document again = parse_text(cli::stack_to_yaml(*set), "w.yaml", d3);
-    auto back = load_stack(again, d3);
+    auto back = written_back(*set, d3);
     INFO(d3.format());
     REQUIRE(back);
     CHECK(back->for_class(HwClass::cpu).*field == Approx(0.2));
@@ -423,7 +428,7 @@ classes:
     gemm_compute_fraction: 0.5
 )" + extra + R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
 )";
-    return load_stack(parse_text(text, "t.yaml", d), d);
+    return load_stack(doc_of(text.c_str(), d), d);
   };
   Diagnostics d;
   auto s = load("    fp8_expert_gemm: false\n    expert_gemm_mma_sync: true\n", d);
@@ -432,8 +437,7 @@ classes:
   CHECK_FALSE(s->for_class(HwClass::gpu).fp8_expert_gemm);
   CHECK(s->for_class(HwClass::gpu).expert_gemm_mma_sync);
   Diagnostics d2;
-  const Document again = parse_text(cli::stack_to_yaml(*s), "w.yaml", d2);
-  auto back = load_stack(again, d2);
+  auto back = written_back(*s, d2);
   INFO(d2.format());
   REQUIRE(back);
   CHECK_FALSE(back->for_class(HwClass::gpu).fp8_expert_gemm);
