@@ -307,14 +307,7 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
         "beam search ({} beams) is not modelled: the simulator runs one sequence per request",
         r.beams);
   }
-  // TensorRT-LLM's pipeline stages work on different micro-batches at once; the simulator steps
-  // one replica's whole batch through the model at a time, so it would halve such a run.
-  if (r.pp > 1 && reason.empty()) {
-    reason = fmt::format(
-        "pipeline parallelism ({} stages) is not modelled: the simulator runs one step at a time "
-        "per replica, while the engine overlaps micro-batches across stages",
-        r.pp);
-  }
+  // Pipeline stages (r.pp > 1) are resolved with the stack, in map_measurement().
   if (reason.empty() && (r.input_len < 1 || r.output_len < 1))
     reason = "a serving row needs input_len and output_len";
   c.max_seqs = r.max_batch;
@@ -448,6 +441,26 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
       if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
     }
     c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);
+    // Pipeline stages: an engine that keeps one micro-batch per stage in flight (the stack's
+    // pipeline_microbatches) is simulated as that many interleaved engines; one that steps its
+    // whole batch through the stages in turn would run at 1/pp of that, and is not predicted.
+    if (r.pp > 1 && c.serving != ServingMode::none) {
+      const StackSpec* s = catalog.find_stack(m.stack_name);
+      if (s == nullptr || !s->pipeline_microbatches) {
+        m.reason = fmt::format(
+            "pipeline parallelism ({} stages) on stack '{}': the stack does not state that its "
+            "engine keeps a micro-batch per stage in flight (pipeline_microbatches)",
+            r.pp, m.stack_name);
+        return m;
+      }
+      if (r.pp > c.model.layers) {
+        m.reason =
+            fmt::format("pp {}: expected at most the model's {} layers", r.pp, c.model.layers);
+        return m;
+      }
+      c.deployment.pp = r.pp;
+      c.replicas = std::max(1, r.hw_count / (c.deployment.tp * r.pp));
+    }
     // TensorRT-LLM serves FP8 from NVIDIA ModelOpt checkpoints, whose hf_quant_config.json
     // carries "kv_cache_quant_algo": "FP8" beside "quant_algo": "FP8" (ModelOpt's export, e.g.
     // modelopt/torch/export/convert_hf_config.py's FP8 example), and TensorRT-LLM's checkpoint

@@ -263,7 +263,6 @@ struct MappedRow {
   std::string reason;              ///< why it could not be mapped
 };
 
-/// The serving engine's KV admission policy for a stack (ServingConfig::reserve_full_sequence):
 /// The stack's KV admission policy (its `kv_admission` key): true when a request is admitted
 /// only with its whole sequence's KV reserved (TensorRT-LLM's GUARANTEED_NO_EVICT); false for a
 /// stack the catalog does not know.

@@ -97,7 +97,8 @@ TEST_CASE("input_len_points: read as tokens whose mean must be input_len", "[uni
   }
 }
 
-TEST_CASE("pp: a pipeline-parallel serving row is kept, not predicted, with the reason", "[unit]") {
+TEST_CASE("pp: the pp column reaches the deployment; one stage is no pipeline", "[unit]") {
+  // (Stacks without pipeline micro-batches refuse such rows: tests/test_serving_pipeline.cpp.)
   spec::Diagnostics d;
   const auto rows = read_rows(
       "P-6,x,h100-sxm,8,,llama-2-70b,,FP8,300,290,,offline_output_tokens_per_s,1,tokens/s,"
@@ -110,9 +111,12 @@ TEST_CASE("pp: a pipeline-parallel serving row is kept, not predicted, with the 
   spec::Diagnostics cd;
   const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", cd);
   const auto m = cli::map_measurements(rows, catalog);
-  CHECK_FALSE(m[0].bench);
-  CHECK_THAT(m[0].reason, Catch::Contains("pipeline parallelism (2 stages) is not modelled"));
-  REQUIRE(m[1].bench);  // one stage is no pipeline
+  REQUIRE(m[0].bench);
+  CHECK(m[0].bench->deployment.pp == 2);
+  CHECK(m[0].bench->replicas == 4);  // 8 devices / (TP1 x PP2)
+  REQUIRE(m[1].bench);
+  CHECK(m[1].bench->deployment.pp == 1);
+  CHECK(m[1].bench->replicas == 8);
 }
 
 TEST_CASE("max-rate rows: a Poisson run with at least one limit, the stated rate not needed",
@@ -226,7 +230,13 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(srv.max_seqs == 1024);
   CHECK(by_id.at("MLP5-001").bench->replicas == 8);  // 8 x TP1
   CHECK_THAT(by_id.at("MLP-001").reason, Catch::Contains("beam search (4 beams)"));
-  CHECK_THAT(by_id.at("MLP5-003").reason, Catch::Contains("pipeline parallelism (2 stages)"));
+  // v5.0 on 8 x H100: 4 replicas of TP1 x PP2 (TensorRT-LLM's pipeline micro-batches).
+  for (const char* id : {"MLP5-003", "MLP5-004"}) {
+    INFO(id);
+    REQUIRE(by_id.at(id).bench);
+    CHECK(by_id.at(id).bench->deployment.pp == 2);
+    CHECK(by_id.at(id).bench->replicas == 4);
+  }
   CHECK_THAT(by_id.at("MLP5-007").reason, Catch::Contains("unknown precision 'FP4'"));
   const BenchCase& max_rate = *by_id.at("MLP-013").bench;  // MLP-006's result, MLPerf's reading
   CHECK(max_rate.metric == BenchMetric::serving_max_rate_output_tokens_per_s);
@@ -247,7 +257,6 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(by_id.at("MLP-018").bench->measured == Approx(0.123263268));  // ms in the file
   REQUIRE(by_id.at("MLP5-002").bench);  // v5.0 Server: no rate stated, the search finds one
   CHECK(by_id.at("MLP5-002").bench->request_rate_qps == 0);
-  CHECK_THAT(by_id.at("MLP5-004").reason, Catch::Contains("pipeline parallelism (2 stages)"));
 }
 
 TEST_CASE("max-rate rows: the search keeps its limits and scales with replicas", "[model]") {

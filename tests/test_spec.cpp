@@ -450,6 +450,39 @@ classes:
   CHECK_FALSE(plain->for_class(HwClass::gpu).expert_gemm_mma_sync);
 }
 
+TEST_CASE("a rewritten stack keeps its pipeline micro-batch flag", "[unit]") {
+  // pipeline_microbatches is a property of the engine's scheduler, not a fitted figure: a stack
+  // rewritten by validate --fit --write keeps it; a stack that does not state it has none.
+  auto load = [](const std::string& top, Diagnostics& d) {
+    const std::string text = R"(schema_version: 1
+kind: stack
+name: t-stack
+)" + top + R"(classes:
+  gpu:
+    weight_bandwidth_fraction: 0.8
+    kv_bandwidth_fraction: 0.6
+    gemm_compute_fraction: 0.5
+sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
+)";
+    return load_stack(doc_of(text.c_str(), d), d);
+  };
+  Diagnostics d;
+  auto s = load("pipeline_microbatches: true\n", d);
+  INFO(d.format());
+  REQUIRE(s);
+  CHECK(s->pipeline_microbatches);
+  Diagnostics d2;
+  auto back = written_back(*s, d2);
+  INFO(d2.format());
+  REQUIRE(back);
+  CHECK(back->pipeline_microbatches);
+  Diagnostics d3;
+  auto plain = load("", d3);
+  REQUIRE(plain);
+  CHECK_FALSE(plain->pipeline_microbatches);
+  CHECK(cli::stack_to_yaml(*plain).find("pipeline_microbatches") == std::string::npos);
+}
+
 TEST_CASE("catalog: lookup by name and normalised alias, near names", "[unit]") {
   Diagnostics d;
   const Catalog cat = Catalog::load(kGood + "catalog", d);

@@ -197,6 +197,10 @@ const std::vector<Case>& bad_cases() {
        As::stack,
        {"kv-admission-unknown.yaml:5:15: error: kv_admission: expected one of [prompt, "
         "full_sequence], found 'full_seqeunce' (did you mean 'full_sequence'?)"}},
+      {"pipeline-microbatches-not-bool.yaml",
+       As::stack,
+       {"pipeline-microbatches-not-bool.yaml:5:24: error: pipeline_microbatches: expected true or "
+        "false, found 'sometimes'"}},
       {"fp8-expert-gemm-wrong.yaml",
        As::stack,
        {"fp8-expert-gemm-wrong.yaml:10:22: error: classes.gpu.fp8_expert_gemm: expected true or "

@@ -263,6 +263,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
           "kv_admission",
           {{"prompt", KvAdmission::prompt}, {"full_sequence", KvAdmission::full_sequence}}))
     s.kv_admission = *a;
+  get(r, "pipeline_microbatches", s.pipeline_microbatches, false);
 
   auto classes = full ? r.required_child("classes") : r.child("classes");
   if (full) {

@@ -139,12 +139,19 @@ Result<ServingResult> max_rate_run(const BenchCase& c, const StepModel& step,
 }
 
 // One replica simulated at its share of the row's load; throughputs scale with the replicas.
+// Over pipeline stages an engine that keeps a micro-batch per stage in flight (`stages` > 1) is
+// `stages` interleaved engines: while one micro-batch is in stage 2, the next is in stage 1, so
+// each micro-batch gets a token every pass through all stages (the PerfModel's step over pp
+// devices, run one stage after another) and all stages work at once. Each has the engine's
+// max_seqs (TensorRT-LLM: maxNumSequences = maxBatchSize x pp) and 1/stages of the KV cache
+// (vLLM V0: num_gpu_blocks // pp per scheduler), and is simulated as a replica of its own.
 Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
-                               const ServingCaseDefaults& d) {
+                               const ServingCaseDefaults& d, int stages) {
   if (c.serving == ServingMode::none) {
     return Error{fmt::format("case {}: a serving metric needs a serving mode", c.id)};
   }
-  const int replicas = std::max(1, c.replicas);
+  stages = std::max(1, stages);
+  const int replicas = std::max(1, c.replicas) * stages;  // engines the load splits over
   // A rate row with P99 limits was measured at the highest rate within them (MLPerf Server):
   // it is read at the model's highest such rate, not at the submitter's.
   const bool at_max_rate = c.serving == ServingMode::rate &&
@@ -157,6 +164,7 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
   cfg.max_batched_tokens = std::max(d.max_batched_tokens, cfg.max_seqs);
   cfg.reserve_full_sequence = c.reserve_full_sequence;
   PerfStepModel step(perf, cfg.max_batched_tokens);
+  if (stages > 1) cfg.kv_capacity_tokens = step.kv_capacity_tokens() / stages;
   RequestClass rc;
   rc.name = c.id;
   rc.model = c.model.name;
@@ -258,7 +266,16 @@ Result<double> predict_case(const BenchCase& c, const StackSpec& stack,
   auto perf = PerfModel::create(c.model, c.hardware, stack, c.deployment,
                                 profile != nullptr ? profile : c.profile);
   if (!perf) return perf.error();
-  if (is_serving_metric(c.metric)) return predict_serving(c, *perf, ServingCaseDefaults{});
+  if (is_serving_metric(c.metric)) {
+    const int stages = std::max(1, c.deployment.pp);
+    if (stages > 1 && !stack.pipeline_microbatches) {
+      return Error{fmt::format(
+          "case {}: {} pipeline stages on stack '{}', which does not keep a micro-batch per stage "
+          "in flight (pipeline_microbatches): the serving run is not modelled",
+          c.id, stages, stack.name)};
+    }
+    return predict_serving(c, *perf, ServingCaseDefaults{}, stages);
+  }
   switch (c.metric) {
     case BenchMetric::prefill_tokens_per_s: {
       const double t = perf->prefill_s(c.batch, c.prompt_tokens, 0);

@@ -127,6 +127,13 @@ struct StackSpec {
   double memory_reserve_fraction = 0;              ///< of device memory kept back (vLLM: 1 - 0.9)
   double memory_reserve_bytes = 0;                 ///< runtime context, workspace, graphs
   KvAdmission kv_admission = KvAdmission::prompt;  ///< ServingConfig::reserve_full_sequence
+  /// Over pipeline stages (pp > 1) the engine keeps one micro-batch per stage in flight, each
+  /// with its own scheduler slots (max_seqs) and 1/pp of the KV cache, so every stage works on
+  /// a different micro-batch at once (TensorRT-LLM's in-flight batching: pp micro-batches,
+  /// maxNumSequences = maxBatchSize x pp; vLLM's V0 engine: one scheduler per stage, each with
+  /// num_gpu_blocks / pp). false: a replica steps its whole batch through the stages one after
+  /// another, and a serving run over stages is not predicted.
+  bool pipeline_microbatches = false;
   std::vector<SourceRef> sources;  ///< provenance: the fit command, rows, date, commit
 
   const StackEfficiency& for_class(HwClass c) const { return per_class[static_cast<int>(c)]; }
