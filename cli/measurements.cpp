@@ -433,11 +433,14 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
       c.deployment.precision.weights = DType::q8_0;
     }
     // Other stacks: FP8 checkpoints (ModelOpt, compressed-tensors) quantise weights and
-    // activations; 16-bit rows compute in bf16. The KV cache stays 16-bit unless a row says
-    // otherwise (the public tables do not state it).
+    // activations, and so do NVFP4 ones (W4A4 on Blackwell's FP4 tensor cores: ModelOpt's
+    // "quant_algo": "NVFP4" quantises the activations of each GEMM to NVFP4 blocks too); 16-bit
+    // rows compute in bf16. The KV cache stays 16-bit unless a row says otherwise (the public
+    // tables do not state it).
     if (m.stack_name.rfind("llama.cpp", 0) != 0) {
       const DType w = c.deployment.precision.weights;
       if (w == DType::fp8) c.deployment.precision = {DType::fp8, DType::fp8, DType::bf16};
+      if (w == DType::nvfp4) c.deployment.precision = {DType::nvfp4, DType::nvfp4, DType::bf16};
       if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
     }
     c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);

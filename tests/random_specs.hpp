@@ -117,6 +117,7 @@ inline HardwareSpec random_hardware(Gen& g) {
   roof(ComputeType::fp8, 0.4, 2);
   roof(ComputeType::int8, 0.7, 2);
   roof(ComputeType::int4, 0.2, 4);
+  roof(ComputeType::fp4, 0.15, 4);
   bool any = false;
   for (double f : h.dense_flops_per_s) any = any || f > 0;
   if (!any) at(h.dense_flops_per_s, ComputeType::fp32) = base;

@@ -237,7 +237,11 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
     CHECK(by_id.at(id).bench->deployment.pp == 2);
     CHECK(by_id.at(id).bench->replicas == 4);
   }
-  CHECK_THAT(by_id.at("MLP5-007").reason, Catch::Contains("unknown precision 'FP4'"));
+  // v5.0 on B200: NVFP4 weights and activations (W4A4 on the fp4 roof), the FP8 KV as configured.
+  REQUIRE(by_id.at("MLP5-007").bench);
+  CHECK(by_id.at("MLP5-007").bench->deployment.precision.weights == DType::nvfp4);
+  CHECK(by_id.at("MLP5-007").bench->deployment.precision.activations == DType::nvfp4);
+  CHECK(by_id.at("MLP5-007").bench->deployment.precision.kv == DType::fp8);
   const BenchCase& max_rate = *by_id.at("MLP-013").bench;  // MLP-006's result, MLPerf's reading
   CHECK(max_rate.metric == BenchMetric::serving_max_rate_output_tokens_per_s);
   CHECK(max_rate.ttft_p99_limit_s == 2);

@@ -229,6 +229,50 @@ TEST_CASE("weight formats scale the streamed bytes", "[model]") {
   CHECK(ratio == Approx(4.5 / 16).epsilon(0.02));
 }
 
+TEST_CASE("NVFP4: 4.5 bits a weight streamed, W4A4 GEMMs on the fp4 roof", "[model]") {
+  // The format: 16 E2M1 values share one FP8 scale, (16 x 4 + 8) / 16 = 4.5 bits a weight.
+  CHECK(bits_per_element(DType::nvfp4) == 4.5);
+  CHECK(parse_dtype("NVFP4") == DType::nvfp4);
+  CHECK(parse_dtype("FP4") == DType::nvfp4);  // MLPerf's and TensorRT-LLM's spelling
+  CHECK(parse_dtype("e2m1") == DType::nvfp4);
+  CHECK(dtype_name(DType::nvfp4) == "nvfp4");
+  CHECK(native_compute_type(DType::nvfp4) == ComputeType::fp4);
+  CHECK(parse_compute_type("FP4") == ComputeType::fp4);
+  CHECK_FALSE(is_block_quantised(DType::nvfp4));  // native on its tensor cores
+  const ModelSpec m = tiny_model();
+  HardwareSpec h = test_gpu();
+  at(h.dense_flops_per_s, ComputeType::fp4) = 400e12;  // 4x the bf16 roof, as on Blackwell
+  Deployment d;
+  d.precision = {DType::nvfp4, DType::nvfp4, DType::bf16};
+  const PerfModel q = make(m, h, d);
+  const PerfModel f = make(m, h);
+  CHECK(q.compute_type() == ComputeType::fp4);
+  // Batch-1 decode streams the weights: 4.5 / 16 of the bf16 bytes.
+  CHECK(q.decode_step_s(1, 0) / f.decode_step_s(1, 0) == Approx(4.5 / 16).epsilon(0.02));
+  // A long prefill's projections are compute bound: 2 FLOPs a weight a token at 400 instead of
+  // 100 TFLOP/s, a quarter of the time.
+  const auto qb = q.prefill_breakdown(1, 4096, 0);
+  const auto fb = f.prefill_breakdown(1, 4096, 0);
+  REQUIRE(qb.ops.size() == fb.ops.size());
+  bool seen = false;
+  for (size_t i = 0; i < qb.ops.size(); ++i) {
+    if (qb.ops[i].cost.name != "ffn_up") continue;
+    seen = true;
+    CHECK(qb.ops[i].compute_s / fb.ops[i].compute_s == Approx(0.25).epsilon(1e-9));
+  }
+  CHECK(seen);
+  // Weight-only NVFP4 (16-bit activations) dequantises and multiplies in bf16.
+  d.precision = {DType::nvfp4, DType::bf16, DType::bf16};
+  CHECK(make(m, h, d).compute_type() == ComputeType::bf16);
+  // A device without FP4 tensor cores cannot run W4A4: an error value, not a silent bf16.
+  d.precision = {DType::nvfp4, DType::nvfp4, DType::bf16};
+  auto r = PerfModel::create(m, test_gpu(), ideal_stack(), d);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message ==
+        "hardware 'test-gpu' has no dense fp4 compute roof for weights nvfp4 / activations nvfp4; "
+        "choose a precision it supports");
+}
+
 TEST_CASE("tensor parallel halves the weight stream and adds two all-reduces per layer",
           "[model]") {
   const ModelSpec m = tiny_model();

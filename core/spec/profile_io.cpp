@@ -18,7 +18,7 @@ namespace {
 
 constexpr ComputeType kTypes[] = {ComputeType::fp32, ComputeType::tf32, ComputeType::bf16,
                                   ComputeType::fp16, ComputeType::fp8,  ComputeType::int8,
-                                  ComputeType::int4};
+                                  ComputeType::int4, ComputeType::fp4};
 
 void emit_table(YAML::Emitter& out, const char* key, const ComputeTable& t) {
   bool any = false;

@@ -44,14 +44,16 @@ Result<ComputeType> resolve_compute_type(const Precision& p, const HardwareSpec&
     c = ComputeType::fp32;
   } else if (w == DType::fp8 && a == DType::fp8) {
     c = ComputeType::fp8;
+  } else if (w == DType::nvfp4 && a == DType::nvfp4) {
+    c = ComputeType::fp4;  // W4A4: both operands NVFP4 on 4-bit tensor cores
   } else if (((w == DType::int8 || w == DType::int4) && a == DType::int8) ||
              ((w == DType::q8_0 || w == DType::q4_0 || w == DType::q4_k_m) &&
               at(hw.dense_flops_per_s, ComputeType::int8) > 0)) {
     // W8A8, W4A8 (int4 widened into int8 dot products), and llama.cpp's block formats, whose
     // activations are quantised to 8 bits for integer dot products (dp4a/MMQ, VNNI).
     c = ComputeType::int8;
-  } else if (c == ComputeType::int8 || c == ComputeType::fp8) {
-    c = ComputeType::bf16;  // integer/fp8 activations with wider weights: compute in bf16
+  } else if (c == ComputeType::int8 || c == ComputeType::fp8 || c == ComputeType::fp4) {
+    c = ComputeType::bf16;  // integer/fp8/fp4 activations with wider weights: compute in bf16
   }
   if (at(hw.dense_flops_per_s, c) > 0) return c;
   // CPUs without native half-precision arithmetic widen to fp32 (llama.cpp and PyTorch do).
@@ -311,7 +313,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
       case DType::nf4:
       case DType::q4_0:
       case DType::q4_k_m:
-        storage = ComputeType::int4;
+      case DType::nvfp4:
+        storage = ComputeType::int4;  // the profile's 4-bit GEMV
         break;
       default:
         break;

@@ -21,6 +21,10 @@ struct DTypeInfo {
 //  32/16384 q8_0: 32 int8 + one fp16 scale = 34 bytes / 32 = 8.5 bits q4_0: 32 nibbles + one fp16
 //  scale = 18 bytes / 32 = 4.5 bits q4_k_m: llama.cpp mix of Q4_K (4.5 bpw) and Q6_K (6.56 bpw)
 //  tensors; ~4.85 bpw over a model
+//  nvfp4: 16 E2M1 values + one FP8 E4M3 scale = 72 bits / 16 = 4.5 bits (the FP32 scale per
+//  tensor is negligible): NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-Precision
+//  Inference" (developer.nvidia.com/blog, June 2025); ModelOpt exports it as packed nibbles
+//  [N, K/2] beside F8_E4M3 scales [N, K/16] ("quant_algo": "NVFP4", "group_size": 16)
 constexpr std::array<DTypeInfo, kDTypeCount> kDTypes{{
     {DType::fp32, "fp32", 32.0},
     {DType::bf16, "bf16", 16.0},
@@ -32,10 +36,11 @@ constexpr std::array<DTypeInfo, kDTypeCount> kDTypes{{
     {DType::q8_0, "q8_0", 8.5},
     {DType::q4_0, "q4_0", 4.5},
     {DType::q4_k_m, "q4_k_m", 4.85},
+    {DType::nvfp4, "nvfp4", 4.5},
 }};
 
 constexpr std::array<std::string_view, kComputeTypeCount> kComputeNames{
-    "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"};
+    "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"};
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -68,24 +73,14 @@ std::optional<DType> parse_dtype(std::string_view s) {
   for (const auto& d : kDTypes) {
     if (k == d.name) return d.t;
   }
-  static const std::array<std::pair<std::string_view, DType>, 17> kAliases{{
-      {"f32", DType::fp32},
-      {"float32", DType::fp32},
-      {"float", DType::fp32},
-      {"bfloat16", DType::bf16},
-      {"f16", DType::fp16},
-      {"float16", DType::fp16},
-      {"half", DType::fp16},
-      {"e4m3", DType::fp8},
-      {"fp8_e4m3", DType::fp8},
-      {"float8", DType::fp8},
-      {"i8", DType::int8},
-      {"i4", DType::int4},
-      {"awq", DType::int4},
-      {"gptq", DType::int4},
-      {"q4_k", DType::q4_k_m},
-      {"q4km", DType::q4_k_m},
-      {"w8a8", DType::int8},
+  static const std::array<std::pair<std::string_view, DType>, 19> kAliases{{
+      {"f32", DType::fp32},      {"float32", DType::fp32}, {"float", DType::fp32},
+      {"bfloat16", DType::bf16}, {"f16", DType::fp16},     {"float16", DType::fp16},
+      {"half", DType::fp16},     {"e4m3", DType::fp8},     {"fp8_e4m3", DType::fp8},
+      {"float8", DType::fp8},    {"i8", DType::int8},      {"i4", DType::int4},
+      {"awq", DType::int4},      {"gptq", DType::int4},    {"q4_k", DType::q4_k_m},
+      {"q4km", DType::q4_k_m},   {"w8a8", DType::int8},    {"fp4", DType::nvfp4},
+      {"e2m1", DType::nvfp4},
   }};
   for (const auto& [alias, t] : kAliases) {
     if (k == alias) return t;
@@ -105,6 +100,8 @@ std::optional<ComputeType> native_compute_type(DType t) {
       return ComputeType::fp8;
     case DType::int8:
       return ComputeType::int8;
+    case DType::nvfp4:
+      return ComputeType::fp4;
     default:
       return std::nullopt;
   }

@@ -44,6 +44,7 @@ Result<PrecisionChoice> precision_preset(std::string_view name) {
       p("bf16", DType::bf16, DType::bf16, DType::bf16),
       p("fp16", DType::fp16, DType::fp16, DType::fp16),
       p("fp8", DType::fp8, DType::fp8, DType::bf16),
+      p("nvfp4", DType::nvfp4, DType::nvfp4, DType::bf16),
       p("int8", DType::int8, DType::int8, DType::bf16),
       p("w8a16", DType::int8, DType::bf16, DType::bf16),
       p("int4", DType::int4, DType::bf16, DType::bf16),
@@ -59,7 +60,8 @@ Result<PrecisionChoice> precision_preset(std::string_view name) {
 }
 
 std::vector<std::string> precision_preset_names() {
-  return {"fp32", "bf16", "fp16", "fp8", "int8", "w8a16", "int4", "q8_0", "q4_0", "q4_k_m"};
+  return {"fp32",  "bf16", "fp16", "fp8",  "nvfp4", "int8",
+          "w8a16", "int4", "q8_0", "q4_0", "q4_k_m"};
 }
 
 Result<DType> kv_precision_preset(std::string_view name) {

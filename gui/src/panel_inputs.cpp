@@ -15,8 +15,8 @@ namespace infercap::gui {
 namespace {
 
 constexpr std::array<DType, kDTypeCount> kDTypes = {
-    DType::fp32, DType::bf16, DType::fp16, DType::fp8,  DType::int8,
-    DType::int4, DType::nf4,  DType::q8_0, DType::q4_0, DType::q4_k_m};
+    DType::fp32, DType::bf16, DType::fp16, DType::fp8,    DType::int8, DType::int4,
+    DType::nf4,  DType::q8_0, DType::q4_0, DType::q4_k_m, DType::nvfp4};
 
 // A combo over dtype names with a first "empty" entry (`none_label`) meaning the default.
 bool dtype_combo(const char* label, std::string& value, const char* none_label,

@@ -8,12 +8,27 @@
 
 namespace infercap {
 
-enum class DType : unsigned char { fp32, bf16, fp16, fp8, int8, int4, nf4, q8_0, q4_0, q4_k_m };
-inline constexpr int kDTypeCount = 10;
+/// nvfp4: NVIDIA's 4-bit float (E2M1 values, one FP8 E4M3 scale per 16, an FP32 scale per
+/// tensor), which Blackwell tensor cores multiply natively (compute type fp4).
+enum class DType : unsigned char {
+  fp32,
+  bf16,
+  fp16,
+  fp8,
+  int8,
+  int4,
+  nf4,
+  q8_0,
+  q4_0,
+  q4_k_m,
+  nvfp4
+};
+inline constexpr int kDTypeCount = 11;
 
 /// The arithmetic a compute roof is quoted for. Hardware lists a dense peak per ComputeType.
-enum class ComputeType : unsigned char { fp32, tf32, bf16, fp16, fp8, int8, int4 };
-inline constexpr int kComputeTypeCount = 7;
+/// fp4: 4-bit float tensor-core products (NVFP4 / MXFP4 operands), Blackwell and later.
+enum class ComputeType : unsigned char { fp32, tf32, bf16, fp16, fp8, int8, int4, fp4 };
+inline constexpr int kComputeTypeCount = 8;
 
 /// Storage bits per element, scale bits included.
 double bits_per_element(DType t);
@@ -22,13 +37,14 @@ inline double bytes_per_element(DType t) {
 }
 std::string_view dtype_name(DType t);
 /// Case-insensitive; accepts llama.cpp spellings ("F16", "Q4_K_M", "q8_0") and common aliases
-/// ("half" -> fp16, "float" -> fp32, "e4m3" -> fp8).
+/// ("half" -> fp16, "float" -> fp32, "e4m3" -> fp8, "fp4" and "e2m1" -> nvfp4).
 std::optional<DType> parse_dtype(std::string_view s);
 /// True for formats that store weights in blocks with scales and must be dequantised or fed to
 /// an integer dot product (int4, nf4 and the llama.cpp formats).
 bool is_block_quantised(DType t);
 
-/// The compute type a storage format is natively computed in (fp32, bf16, fp16, fp8, int8);
+/// The compute type a storage format is natively computed in (fp32, bf16, fp16, fp8, int8,
+/// fp4);
 /// nullopt for block-quantised formats, whose compute type depends on the kernel.
 std::optional<ComputeType> native_compute_type(DType t);
 
