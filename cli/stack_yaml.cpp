@@ -44,6 +44,8 @@ std::string stack_to_yaml(const StackSpec& s) {
     o += fmt::format("    gemm_compute_fraction: {:.4g}\n", e.gemm_compute_fraction);
     o += fmt::format("    quantised_gemm_compute_fraction: {:.4g}\n",
                      e.quantised_gemm_compute_fraction);
+    if (e.fp4_gemm_compute_fraction > 0)
+      o += fmt::format("    fp4_gemm_compute_fraction: {:.4g}\n", e.fp4_gemm_compute_fraction);
     o += fmt::format("    attention_compute_fraction: {:.4g}\n", e.attention_compute_fraction);
     o += fmt::format("    gemm_m_half: {:.4g}\n", e.gemm_m_half);
     o += fmt::format("    kernel_overhead_s: {:.4g}\n", e.kernel_overhead_s);

@@ -261,6 +261,17 @@ TEST_CASE("NVFP4: 4.5 bits a weight streamed, W4A4 GEMMs on the fp4 roof", "[mod
     CHECK(qb.ops[i].compute_s / fb.ops[i].compute_s == Approx(0.25).epsilon(1e-9));
   }
   CHECK(seen);
+  // A stack's fp4_gemm_compute_fraction prices the fp4 roof alone: at 0.5 the projections take
+  // twice as long as at the full roof, while a bf16 deployment keeps gemm_compute_fraction.
+  StackSpec fp4_half = ideal_stack();
+  fp4_half.for_class(HwClass::gpu).fp4_gemm_compute_fraction = 0.5;
+  const PerfModel q_half = make(m, h, d, fp4_half);
+  const auto hb = q_half.prefill_breakdown(1, 4096, 0);
+  for (size_t i = 0; i < hb.ops.size(); ++i) {
+    if (hb.ops[i].cost.name == "ffn_up")
+      CHECK(hb.ops[i].compute_s / qb.ops[i].compute_s == Approx(2).epsilon(1e-9));
+  }
+  CHECK(make(m, h, {}, fp4_half).prefill_s(1, 4096, 0) == Approx(f.prefill_s(1, 4096, 0)));
   // Weight-only NVFP4 (16-bit activations) dequantises and multiplies in bf16.
   d.precision = {DType::nvfp4, DType::bf16, DType::bf16};
   CHECK(make(m, h, d).compute_type() == ComputeType::bf16);

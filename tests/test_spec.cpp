@@ -450,9 +450,10 @@ classes:
   CHECK_FALSE(plain->for_class(HwClass::gpu).expert_gemm_mma_sync);
 }
 
-TEST_CASE("a rewritten stack keeps its pipeline micro-batch flag", "[unit]") {
-  // pipeline_microbatches is a property of the engine's scheduler, not a fitted figure: a stack
-  // rewritten by validate --fit --write keeps it; a stack that does not state it has none.
+TEST_CASE("a rewritten stack keeps its pipeline micro-batch flag and FP4 GEMM fraction", "[unit]") {
+  // pipeline_microbatches (the engine's scheduler) and fp4_gemm_compute_fraction (derived from a
+  // kernel benchmark) are not fitted: a stack rewritten by validate --fit --write keeps them; a
+  // stack that states neither has no micro-batches and prices fp4 at its GEMM fraction (0).
   auto load = [](const std::string& top, Diagnostics& d) {
     const std::string text = R"(schema_version: 1
 kind: stack
@@ -471,16 +472,21 @@ sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
   INFO(d.format());
   REQUIRE(s);
   CHECK(s->pipeline_microbatches);
+  s->for_class(HwClass::gpu).fp4_gemm_compute_fraction = 0.5;
   Diagnostics d2;
   auto back = written_back(*s, d2);
   INFO(d2.format());
   REQUIRE(back);
   CHECK(back->pipeline_microbatches);
+  CHECK(back->for_class(HwClass::gpu).fp4_gemm_compute_fraction == 0.5);
   Diagnostics d3;
   auto plain = load("", d3);
   REQUIRE(plain);
   CHECK_FALSE(plain->pipeline_microbatches);
-  CHECK(cli::stack_to_yaml(*plain).find("pipeline_microbatches") == std::string::npos);
+  CHECK(plain->for_class(HwClass::gpu).fp4_gemm_compute_fraction == 0);
+  const std::string text = cli::stack_to_yaml(*plain);
+  CHECK(text.find("pipeline_microbatches") == std::string::npos);
+  CHECK(text.find("fp4_gemm_compute_fraction") == std::string::npos);
 }
 
 TEST_CASE("catalog: lookup by name and normalised alias, near names", "[unit]") {

@@ -201,6 +201,10 @@ const std::vector<Case>& bad_cases() {
        As::stack,
        {"pipeline-microbatches-not-bool.yaml:5:24: error: pipeline_microbatches: expected true or "
         "false, found 'sometimes'"}},
+      {"fp4-fraction-over-one.yaml",
+       As::stack,
+       {"fp4-fraction-over-one.yaml:10:32: error: classes.gpu.fp4_gemm_compute_fraction: "
+        "expected a number in (0, 1], found '1.5'"}},
       {"fp8-expert-gemm-wrong.yaml",
        As::stack,
        {"fp8-expert-gemm-wrong.yaml:10:22: error: classes.gpu.fp8_expert_gemm: expected true or "

@@ -290,6 +290,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     const bool q_given = c->has("quantised_gemm_compute_fraction");
     const bool a_given = c->has("attention_compute_fraction");
     get(*c, "quantised_gemm_compute_fraction", e.quantised_gemm_compute_fraction, false, frac);
+    get(*c, "fp4_gemm_compute_fraction", e.fp4_gemm_compute_fraction, false, frac);
     get(*c, "attention_compute_fraction", e.attention_compute_fraction, false, frac);
     if (full && !q_given) e.quantised_gemm_compute_fraction = e.gemm_compute_fraction;
     if (full && !a_given) e.attention_compute_fraction = e.gemm_compute_fraction;

@@ -201,7 +201,9 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   r.kv_bw = bw * eff.kv_bandwidth_fraction;
   r.gemm_flops =
       flops * (is_block_quantised(dep.precision.weights) ? eff.quantised_gemm_compute_fraction
-                                                         : eff.gemm_compute_fraction);
+               : m.compute_ == ComputeType::fp4 && eff.fp4_gemm_compute_fraction > 0
+                   ? eff.fp4_gemm_compute_fraction
+                   : eff.gemm_compute_fraction);
   if (eff.flops_per_watt > 0 && hw.tdp_w > 0 && !stack.datasheet_peaks) {
     r.gemm_flops = std::min(r.gemm_flops, hw.tdp_w * eff.flops_per_watt);
   }

@@ -20,6 +20,9 @@ struct StackEfficiency {
   double kv_bandwidth_fraction = 1;            ///< reading the KV cache in attention
   double gemm_compute_fraction = 1;            ///< large GEMMs with native-format weights
   double quantised_gemm_compute_fraction = 1;  ///< large GEMMs with block-quantised weights
+  /// Large GEMMs on the fp4 roof (NVFP4 x NVFP4), of that roof: 4-bit block-scaled kernels reach
+  /// a smaller share of their peak than 16- and 8-bit ones. 0 = not stated: gemm_compute_fraction.
+  double fp4_gemm_compute_fraction = 0;
   double attention_compute_fraction = 1;
   /// Small-M GEMMs reach compute_fraction * M / (M + gemm_m_half): tiles are not full.
   double gemm_m_half = 0;
