@@ -100,9 +100,11 @@ std::vector<std::string> validate(const PlanInputs& in) {
   if (in.space.hardware.empty()) e.push_back("candidates.hardware: no hardware to choose from");
   if (in.space.stacks.empty()) e.push_back("candidates.stacks: no stack");
   if (in.space.precisions.empty()) e.push_back("candidates.precisions: no precision");
-  for (const auto& k : in.space.kv_precisions)
-    if (auto kv = kv_precision_preset(k); !kv)
+  for (const auto& k : in.space.kv_precisions) {
+    if (auto kv = kv_precision_preset(k); !kv) {
       e.push_back("candidates.kv_precisions: " + kv.error().message);
+    }
+  }
   if (in.space.tp.empty()) e.push_back("candidates.tp: no tensor-parallel degree");
   for (int t : in.space.tp)
     if (t < 1) e.push_back(fmt::format("candidates.tp: must be >= 1, got {}", t));
@@ -131,11 +133,13 @@ std::vector<std::string> validate(const PlanInputs& in) {
     e.push_back("objective max_qps_within_power needs constraints.power_cap_w");
   if (in.objective == Objective::max_qps_within_rack && k.rack_units <= 0)
     e.push_back("objective max_qps_within_rack needs constraints.rack_units");
-  if (sizes_by_caps(in.objective) && (in.pools.size() != 1 || in.strategy != FleetStrategy::single))
+  if (sizes_by_caps(in.objective) &&
+      (in.pools.size() != 1 || in.strategy != FleetStrategy::single)) {
     e.push_back(fmt::format(
         "objective {}: the caps size one pool (one model, fleet strategy single); plan each "
         "model against its share of the caps",
         objective_name(in.objective)));
+  }
   for (auto& m : validate(in.serving)) e.push_back("serving: " + m);
   for (auto& m : validate(in.prices)) e.push_back("prices: " + m);
   if ((in.strategy == FleetStrategy::burst || in.strategy == FleetStrategy::staged) &&
@@ -168,9 +172,10 @@ Result<Plan> solve(const PlanInputs& in, EvalMemo& memo_ref) {
   } else if (in.strategy == FleetStrategy::staged) {
     solve_staged(in, plan, &evaluated, &verified, memo);
   } else {
-    for (const auto& p : in.pools)
+    for (const auto& p : in.pools) {
       plan.pools.push_back(
           solve_pool(in, p, *find_model(in, p.model), &evaluated, &verified, memo));
+    }
     // A max_qps_* question nothing fully answers still has an answer: what the caps buy.
     const PoolResult& first = plan.pools.front();
     if (sizes_by_caps(in.objective) && first.ranked.empty() && !first.partial.empty()) {
