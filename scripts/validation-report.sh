@@ -451,6 +451,16 @@ PY
   echo "the same decode-heavy rows would be 25-42% fast, so the format, not the GEMM rate, is their"
   echo "open question."
   echo
+  echo "The RTX 6000 Pro Blackwell Server Edition rows (TRT-101 to TRT-146: Llama 3.3 70B NVFP4 on 1,"
+  echo "2, 4 and 8 cards as TP1 x PP1-8, Llama 3.1 405B on 8 as TP1 x PP8; PCIe, no NVLink) are read on"
+  echo "the catalog's Workstation Edition entry, whose GB202, 188 SMs and 1792 GB/s the three variants"
+  echo "share (their clocks may differ). They test the pipeline reading above: the page's 128 / 128"
+  echo "throughput grows 1.89x from 1 to 2 cards, 1.56x from 2 to 4 and 1.23x from 4 to 8, where the"
+  echo "simulator, which prices no pipeline bubble, doubles it at every step. So one card is 26-41%"
+  echo "low (the 16-bit KV reading again: the FP8 one would hold twice the sequences), two cards 22-38%"
+  echo "low, four 0-31% low, and eight from -23% to +61%, fastest where prompts are short; the 405B"
+  echo "rows at PP8 are 20-35% low. Beyond two stages on PCIe the model's PP scaling is an upper bound."
+  echo
   echo "MLPerf Inference (MLP: v3.1 and v4.1, MLP5: v5.0, kept aside to judge): NVIDIA's closed"
   echo "TensorRT-LLM submissions of Llama 2 70B (OpenOrca, 24,576 samples), each with the parallelism,"
   echo "batch limit and precision of its configuration class (the rows' notes name the file). Prompts"
