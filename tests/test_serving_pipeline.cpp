@@ -99,7 +99,7 @@ TEST_CASE("pipeline micro-batches: rows on other stacks, or with more stages tha
           "[unit]") {
   // The row on TensorRT-LLM maps (its replicas: tests/test_mlperf_rows.cpp); the same row on a
   // stack without micro-batches (PyTorch) is kept, not predicted, with the reason; pp beyond
-  // the model's layers is refused.
+  // the model's layers is refused, and so is a static-batch row over stages.
   const std::string path = infercap::testing::tmp_path("infercap-test-serving-pp.csv");
   {
     std::ofstream f(path);
@@ -111,18 +111,23 @@ TEST_CASE("pipeline micro-batches: rows on other stacks, or with more stages tha
       << "P-2,x,h100-sxm,8,,llama-2-70b,,BF16,222,290,,offline_output_tokens_per_s,31000,"
          "tokens/s,PyTorch,,1,offline,,,1024,,,24576,,,2\n"
       << "P-3,x,h100-sxm,96,,llama-2-70b,,FP8,222,290,,offline_output_tokens_per_s,31000,"
-         "tokens/s,TensorRT-LLM,,1,offline,,FP8,1024,,,24576,,,96\n";
+         "tokens/s,TensorRT-LLM,,1,offline,,FP8,1024,,,24576,,,96\n"
+      << "P-4,x,h100-sxm,2,,llama-2-70b,,FP8,222,290,8,tpot,30,ms,TensorRT-LLM,,1,,,FP8,,,,,,,"
+         "2\n";
   }
   spec::Diagnostics d;
   const auto rows = cli::read_measurements(path, d);
   REQUIRE_FALSE(d.has_errors());
   const auto m = cli::map_measurements(rows, catalog());
-  REQUIRE(m.size() == 3);
+  REQUIRE(m.size() == 4);
   CHECK(m[0].bench);
   CHECK_FALSE(m[1].bench);
   CHECK_THAT(m[1].reason, Catch::Contains("pipeline parallelism (2 stages)"));
   CHECK_THAT(m[1].reason, Catch::Contains("pipeline_microbatches"));
   CHECK_FALSE(m[2].bench);
   CHECK_THAT(m[2].reason, Catch::Contains("pp 96: expected at most the model's 80 layers"));
+  // A static batch over stages would be read as one device's step: kept, with the reason.
+  CHECK_FALSE(m[3].bench);
+  CHECK_THAT(m[3].reason, Catch::Contains("on a static-batch row is not modelled"));
   std::remove(path.c_str());
 }
