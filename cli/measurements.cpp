@@ -448,14 +448,14 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     // pipeline_microbatches) is simulated as that many interleaved engines; one that steps its
     // whole batch through the stages in turn would run at 1/pp of that, and is not predicted.
     // A static-batch row's pipeline stages would be read as one device's step: refused.
-    if (r.pp > 1 && c.serving == ServingMode::none) {
-      m.reason = fmt::format(
-          "pipeline parallelism ({} stages) on a static-batch row is not modelled (only serving "
-          "rows over stages are)",
-          r.pp);
-      return m;
-    }
-    if (r.pp > 1 && c.serving != ServingMode::none) {
+    if (r.pp > 1) {
+      if (c.serving == ServingMode::none) {
+        m.reason = fmt::format(
+            "pipeline parallelism ({} stages) on a static-batch row is not modelled (only "
+            "serving rows over stages are)",
+            r.pp);
+        return m;
+      }
       const StackSpec* s = catalog.find_stack(m.stack_name);
       if (s == nullptr || !s->pipeline_microbatches) {
         m.reason = fmt::format(

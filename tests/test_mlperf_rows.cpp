@@ -1,5 +1,6 @@
 // MLPerf Llama 2 70B rows: a dataset's prompt-length spread as equal-weight points
-// (`input_len_points`), pipeline-parallel rows kept but not predicted (`pp`), and the committed
+// (`input_len_points`), pipeline-parallel rows (`pp`: stages on stacks with micro-batches, kept
+// with a reason elsewhere), and the committed
 // MLPerf files mapping as their notes say. Expected values are closed forms or identities stated
 // beside each check.
 #include <catch2/catch.hpp>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "catalog_fixture.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/stack_fit.hpp"
 #include "measurements.hpp"
@@ -97,26 +99,40 @@ TEST_CASE("input_len_points: read as tokens whose mean must be input_len", "[uni
   }
 }
 
-TEST_CASE("pp: the pp column reaches the deployment; one stage is no pipeline", "[unit]") {
-  // (Stacks without pipeline micro-batches refuse such rows: tests/test_serving_pipeline.cpp.)
+TEST_CASE("pp: the pp column reaches the deployment; rows the stages cannot run are kept",
+          "[unit]") {
+  // On TensorRT-LLM (pipeline_microbatches) 8 devices as TP1 x PP2 are 4 replicas of two
+  // stages, and one stage is no pipeline. The same row on a stack without micro-batches
+  // (PyTorch) is kept, not predicted, with the reason; pp beyond the model's layers is refused,
+  // and so is a static-batch row over stages (it would be read as one device's step).
   spec::Diagnostics d;
   const auto rows = read_rows(
       "P-6,x,h100-sxm,8,,llama-2-70b,,FP8,300,290,,offline_output_tokens_per_s,1,tokens/s,"
       "TensorRT-LLM,,1,offline,,1024,,2\n"
       "P-7,x,h100-sxm,8,,llama-2-70b,,FP8,300,290,,offline_output_tokens_per_s,1,tokens/s,"
-      "TensorRT-LLM,,1,offline,,1024,,1\n",
+      "TensorRT-LLM,,1,offline,,1024,,1\n"
+      "P-8,x,h100-sxm,8,,llama-2-70b,,BF16,300,290,,offline_output_tokens_per_s,1,tokens/s,"
+      "PyTorch,,1,offline,,1024,,2\n"
+      "P-9,x,h100-sxm,96,,llama-2-70b,,FP8,300,290,,offline_output_tokens_per_s,1,tokens/s,"
+      "TensorRT-LLM,,1,offline,,1024,,96\n"
+      "P-10,x,h100-sxm,2,,llama-2-70b,,FP8,300,290,8,tpot,30,ms,TensorRT-LLM,,1,,,,,2\n",
       d);
   REQUIRE_FALSE(d.has_errors());
-  REQUIRE(rows.size() == 2);
-  spec::Diagnostics cd;
-  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", cd);
-  const auto m = cli::map_measurements(rows, catalog);
+  REQUIRE(rows.size() == 5);
+  const auto m = cli::map_measurements(rows, infercap::test::project_catalog().catalog);
   REQUIRE(m[0].bench);
   CHECK(m[0].bench->deployment.pp == 2);
   CHECK(m[0].bench->replicas == 4);  // 8 devices / (TP1 x PP2)
   REQUIRE(m[1].bench);
   CHECK(m[1].bench->deployment.pp == 1);
   CHECK(m[1].bench->replicas == 8);
+  CHECK_FALSE(m[2].bench);
+  CHECK_THAT(m[2].reason, Catch::Contains("pipeline parallelism (2 stages)"));
+  CHECK_THAT(m[2].reason, Catch::Contains("pipeline_microbatches"));
+  CHECK_FALSE(m[3].bench);
+  CHECK_THAT(m[3].reason, Catch::Contains("pp 96: expected at most the model's 80 layers"));
+  CHECK_FALSE(m[4].bench);
+  CHECK_THAT(m[4].reason, Catch::Contains("on a static-batch row is not modelled"));
 }
 
 TEST_CASE("max-rate rows: a Poisson run with at least one limit, the stated rate not needed",

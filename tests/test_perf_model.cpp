@@ -275,13 +275,7 @@ TEST_CASE("NVFP4: 4.5 bits a weight streamed, W4A4 GEMMs on the fp4 roof", "[mod
   // Weight-only NVFP4 (16-bit activations) dequantises and multiplies in bf16.
   d.precision = {DType::nvfp4, DType::bf16, DType::bf16};
   CHECK(make(m, h, d).compute_type() == ComputeType::bf16);
-  // A device without FP4 tensor cores cannot run W4A4: an error value, not a silent bf16.
-  d.precision = {DType::nvfp4, DType::nvfp4, DType::bf16};
-  auto r = PerfModel::create(m, test_gpu(), ideal_stack(), d);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.error().message ==
-        "hardware 'test-gpu' has no dense fp4 compute roof for weights nvfp4 / activations nvfp4; "
-        "choose a precision it supports");
+  // A device without FP4 tensor cores: "a precision the hardware lacks is an error value".
 }
 
 TEST_CASE("tensor parallel halves the weight stream and adds two all-reduces per layer",
@@ -343,14 +337,23 @@ TEST_CASE("MoE decode streams only the experts the batch touches", "[model]") {
 }
 
 TEST_CASE("a precision the hardware lacks is an error value", "[model]") {
+  // FP8 x FP8 and NVFP4 x NVFP4 (W4A4) on a device with neither roof: an error value naming the
+  // precision, not a silent bf16.
   const ModelSpec m = tiny_model();
-  Deployment d;
-  d.precision = {DType::fp8, DType::fp8, DType::fp8};
-  auto r = PerfModel::create(m, test_gpu(), ideal_stack(), d);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.error().message ==
-        "hardware 'test-gpu' has no dense fp8 compute roof for weights fp8 / activations fp8; "
-        "choose a precision it supports");
+  const std::pair<Precision, std::string> cases[] = {
+      {{DType::fp8, DType::fp8, DType::fp8},
+       "hardware 'test-gpu' has no dense fp8 compute roof for weights fp8 / activations fp8; "
+       "choose a precision it supports"},
+      {{DType::nvfp4, DType::nvfp4, DType::bf16},
+       "hardware 'test-gpu' has no dense fp4 compute roof for weights nvfp4 / activations nvfp4; "
+       "choose a precision it supports"}};
+  for (const auto& [precision, message] : cases) {
+    Deployment d;
+    d.precision = precision;
+    auto r = PerfModel::create(m, test_gpu(), ideal_stack(), d);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == message);
+  }
 }
 
 TEST_CASE("stack fractions and overheads enter as stated", "[model]") {

@@ -1,32 +1,21 @@
 // Serving over pipeline stages: an engine that keeps one micro-batch per stage in flight
 // (TensorRT-LLM, vLLM: the stack's pipeline_microbatches) is simulated as pp interleaved engines,
 // each with the engine's sequence slots, 1/pp of the KV cache and the step of its own micro-batch
-// through every stage. Rows on other stacks are refused where they are mapped and where they
-// are predicted.
-#include <cstdio>
-#include <fstream>
-#include <string>
-
+// through every stage. Rows on other stacks are refused where they are predicted (and where
+// they are mapped: tests/test_mlperf_rows.cpp).
 #include <catch2/catch.hpp>
 
+#include "catalog_fixture.hpp"
 #include "infercap/perf.hpp"
-#include "infercap/spec/catalog.hpp"
 #include "infercap/stack_fit.hpp"
-#include "measurements.hpp"
-#include "tmp_path.hpp"
 
 using namespace infercap;
 
 namespace {
 
 const spec::Catalog& catalog() {
-  static const spec::Catalog c = [] {
-    spec::Diagnostics d;
-    auto cat = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-    REQUIRE_FALSE(d.has_errors());
-    return cat;
-  }();
-  return c;
+  REQUIRE_FALSE(infercap::test::project_catalog().diags.has_errors());
+  return infercap::test::project_catalog().catalog;
 }
 
 // Llama 3.1 8B in bf16 over two H100 stages: 32 requests per micro-batch of 8 prompt and 256
@@ -93,41 +82,4 @@ TEST_CASE("pipeline micro-batches: a stack stepping its whole batch through the 
   // The catalog: TensorRT-LLM and vLLM overlap micro-batches; llama.cpp's layer split does not.
   CHECK(catalog().find_stack("vllm")->pipeline_microbatches);
   CHECK_FALSE(catalog().find_stack("llama.cpp")->pipeline_microbatches);
-}
-
-TEST_CASE("pipeline micro-batches: rows on other stacks, or with more stages than layers, are kept",
-          "[unit]") {
-  // The row on TensorRT-LLM maps (its replicas: tests/test_mlperf_rows.cpp); the same row on a
-  // stack without micro-batches (PyTorch) is kept, not predicted, with the reason; pp beyond
-  // the model's layers is refused, and so is a static-batch row over stages.
-  const std::string path = infercap::testing::tmp_path("infercap-test-serving-pp.csv");
-  {
-    std::ofstream f(path);
-    f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-         "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision,"
-         "max_batch,beams,input_len_points,requests,ttft_p99_limit_s,tpot_p99_limit_s,pp\n"
-      << "P-1,x,h100-sxm,8,,llama-2-70b,,FP8,222,290,,offline_output_tokens_per_s,31000,"
-         "tokens/s,TensorRT-LLM,,1,offline,,FP8,1024,,,24576,,,2\n"
-      << "P-2,x,h100-sxm,8,,llama-2-70b,,BF16,222,290,,offline_output_tokens_per_s,31000,"
-         "tokens/s,PyTorch,,1,offline,,,1024,,,24576,,,2\n"
-      << "P-3,x,h100-sxm,96,,llama-2-70b,,FP8,222,290,,offline_output_tokens_per_s,31000,"
-         "tokens/s,TensorRT-LLM,,1,offline,,FP8,1024,,,24576,,,96\n"
-      << "P-4,x,h100-sxm,2,,llama-2-70b,,FP8,222,290,8,tpot,30,ms,TensorRT-LLM,,1,,,FP8,,,,,,,"
-         "2\n";
-  }
-  spec::Diagnostics d;
-  const auto rows = cli::read_measurements(path, d);
-  REQUIRE_FALSE(d.has_errors());
-  const auto m = cli::map_measurements(rows, catalog());
-  REQUIRE(m.size() == 4);
-  CHECK(m[0].bench);
-  CHECK_FALSE(m[1].bench);
-  CHECK_THAT(m[1].reason, Catch::Contains("pipeline parallelism (2 stages)"));
-  CHECK_THAT(m[1].reason, Catch::Contains("pipeline_microbatches"));
-  CHECK_FALSE(m[2].bench);
-  CHECK_THAT(m[2].reason, Catch::Contains("pp 96: expected at most the model's 80 layers"));
-  // A static batch over stages would be read as one device's step: kept, with the reason.
-  CHECK_FALSE(m[3].bench);
-  CHECK_THAT(m[3].reason, Catch::Contains("on a static-batch row is not modelled"));
-  std::remove(path.c_str());
 }

@@ -25,6 +25,22 @@ Document doc_of(const char* text, Diagnostics& d) {
 
 const std::string kGood = std::string(INFERCAP_TEST_DATA_DIR) + "/good/";
 
+// A small GPU stack with `top` added among its top-level keys and `gpu` among its gpu class's.
+std::optional<StackSpec> tiny_stack(const std::string& top, const std::string& gpu,
+                                    Diagnostics& d) {
+  const std::string text = R"(schema_version: 1
+kind: stack
+name: t-stack
+)" + top + R"(classes:
+  gpu:
+    weight_bandwidth_fraction: 0.8
+    kv_bandwidth_fraction: 0.6
+    gemm_compute_fraction: 0.5
+)" + gpu + R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
+)";
+  return load_stack(doc_of(text.c_str(), d), d);
+}
+
 // What `validate --fit --write` does to a stack: write it with the stack writer, read it back.
 std::optional<StackSpec> written_back(const StackSpec& s, Diagnostics& d) {
   return load_stack(parse_text(cli::stack_to_yaml(s), "w.yaml", d), d);
@@ -417,21 +433,8 @@ sources: [{fields: ["*"], ref: "a ref\nwith a break", date: 2026-12-02}]
 TEST_CASE("a rewritten stack keeps its MoE kernel flags", "[unit]") {
   // validate --fit --write rewrites data/stacks/tensorrt-llm-0.9.yaml; its two mechanism keys
   // (no FP8 experts, experts on mma.sync kernels) are not fitted and must survive the rewrite.
-  auto load = [](const std::string& extra, Diagnostics& d) {
-    const std::string text = R"(schema_version: 1
-kind: stack
-name: t-stack
-classes:
-  gpu:
-    weight_bandwidth_fraction: 0.8
-    kv_bandwidth_fraction: 0.6
-    gemm_compute_fraction: 0.5
-)" + extra + R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
-)";
-    return load_stack(doc_of(text.c_str(), d), d);
-  };
   Diagnostics d;
-  auto s = load("    fp8_expert_gemm: false\n    expert_gemm_mma_sync: true\n", d);
+  auto s = tiny_stack("", "    fp8_expert_gemm: false\n    expert_gemm_mma_sync: true\n", d);
   INFO(d.format());
   REQUIRE(s);
   CHECK_FALSE(s->for_class(HwClass::gpu).fp8_expert_gemm);
@@ -444,7 +447,7 @@ classes:
   CHECK(back->for_class(HwClass::gpu).expert_gemm_mma_sync);
   // A stack that states neither keeps the defaults: FP8 experts, no mma.sync pricing.
   Diagnostics d3;
-  auto plain = load("", d3);
+  auto plain = tiny_stack("", "", d3);
   REQUIRE(plain);
   CHECK(plain->for_class(HwClass::gpu).fp8_expert_gemm);
   CHECK_FALSE(plain->for_class(HwClass::gpu).expert_gemm_mma_sync);
@@ -454,21 +457,8 @@ TEST_CASE("a rewritten stack keeps its pipeline micro-batch flag and FP4 GEMM fr
   // pipeline_microbatches (the engine's scheduler) and fp4_gemm_compute_fraction (derived from a
   // kernel benchmark) are not fitted: a stack rewritten by validate --fit --write keeps them; a
   // stack that states neither has no micro-batches and prices fp4 at its GEMM fraction (0).
-  auto load = [](const std::string& top, Diagnostics& d) {
-    const std::string text = R"(schema_version: 1
-kind: stack
-name: t-stack
-)" + top + R"(classes:
-  gpu:
-    weight_bandwidth_fraction: 0.8
-    kv_bandwidth_fraction: 0.6
-    gemm_compute_fraction: 0.5
-sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
-)";
-    return load_stack(doc_of(text.c_str(), d), d);
-  };
   Diagnostics d;
-  auto s = load("pipeline_microbatches: true\n", d);
+  auto s = tiny_stack("pipeline_microbatches: true\n", "", d);
   INFO(d.format());
   REQUIRE(s);
   CHECK(s->pipeline_microbatches);
@@ -480,7 +470,7 @@ sources: [{fields: ["*"], ref: fixture, date: 2026-12-06}]
   CHECK(back->pipeline_microbatches);
   CHECK(back->for_class(HwClass::gpu).fp4_gemm_compute_fraction == 0.5);
   Diagnostics d3;
-  auto plain = load("", d3);
+  auto plain = tiny_stack("", "", d3);
   REQUIRE(plain);
   CHECK_FALSE(plain->pipeline_microbatches);
   CHECK(plain->for_class(HwClass::gpu).fp4_gemm_compute_fraction == 0);

@@ -44,8 +44,7 @@ std::optional<DType> parse_dtype(std::string_view s);
 bool is_block_quantised(DType t);
 
 /// The compute type a storage format is natively computed in (fp32, bf16, fp16, fp8, int8,
-/// fp4);
-/// nullopt for block-quantised formats, whose compute type depends on the kernel.
+/// fp4); nullopt for block-quantised formats, whose compute type depends on the kernel.
 std::optional<ComputeType> native_compute_type(DType t);
 
 std::string_view compute_type_name(ComputeType t);
