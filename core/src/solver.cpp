@@ -32,7 +32,11 @@ std::string objective_label(Objective o) {
 
 }  // namespace
 
-Result<PrecisionChoice> precision_preset(std::string_view name) {
+namespace {
+
+// The precision presets, in the order they are listed; precision_preset() and
+// precision_preset_names() both read this one table.
+const std::vector<PrecisionChoice>& precision_presets() {
   auto p = [](const char* n, DType w, DType a, DType kv) {
     PrecisionChoice c;
     c.name = n;
@@ -52,16 +56,22 @@ Result<PrecisionChoice> precision_preset(std::string_view name) {
       p("q4_0", DType::q4_0, DType::bf16, DType::fp16),
       p("q4_k_m", DType::q4_k_m, DType::bf16, DType::fp16),
   };
-  for (const auto& pc : presets)
+  return presets;
+}
+
+}  // namespace
+
+Result<PrecisionChoice> precision_preset(std::string_view name) {
+  for (const auto& pc : precision_presets())
     if (pc.name == name) return pc;
-  std::string known;
-  for (const auto& pc : presets) known += (known.empty() ? "" : ", ") + pc.name;
-  return Error{fmt::format("unknown precision '{}'; expected one of {}", name, known)};
+  return Error{fmt::format("unknown precision '{}'; expected one of {}", name,
+                           fmt::join(precision_preset_names(), ", "))};
 }
 
 std::vector<std::string> precision_preset_names() {
-  return {"fp32",  "bf16", "fp16", "fp8",  "nvfp4", "int8",
-          "w8a16", "int4", "q8_0", "q4_0", "q4_k_m"};
+  std::vector<std::string> names;
+  for (const auto& pc : precision_presets()) names.push_back(pc.name);
+  return names;
 }
 
 Result<DType> kv_precision_preset(std::string_view name) {
