@@ -217,9 +217,9 @@ TEST_CASE("prompt points reach the simulator: alone, each request is its own len
 TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   // serving-mlperf.csv: the Llama 2 70B rows carry the dataset's 32 points (mean 222.3 within
   // half a token), 4 replicas of TP2 on 8 H100, the Offline rows the dataset's 24,576 samples
-  // and gpu_batch_size 896, the Server rows 1024 at 75.1 qps (8 TP1 H200s: 806 and 896); GPT-J
-  // stays unpredicted for its 4 beams. The v5.0 file: FP4 is not a weight format the model has,
-  // PP2 is not modelled.
+  // and gpu_batch_size 896, the Server rows 1024 at 75.1 qps (8 TP1 H200s: 806 and 896), each
+  // with the FP8 KV cache its notes state; GPT-J stays unpredicted for its 4 beams. The v5.0
+  // file: H100 as TP1 x PP2 replicas, B200 as NVFP4 weights and activations.
   spec::Diagnostics d;
   const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
   const auto rows =
@@ -240,7 +240,7 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(off.replicas == 4);
   CHECK(off.requests == 24576);
   CHECK(off.max_seqs == 896);
-  CHECK(off.deployment.precision.kv == DType::fp8);  // ModelOpt FP8 checkpoint
+  CHECK(off.deployment.precision.kv == DType::fp8);  // kv_precision: the README's quantisation
   const BenchCase& srv = *by_id.at("MLP-006").bench;
   CHECK(srv.request_rate_qps == 75.1);
   CHECK(srv.max_seqs == 1024);
@@ -273,6 +273,7 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(by_id.at("MLP-014").bench->max_seqs == 806);
   CHECK(by_id.at("MLP-015").bench->request_rate_qps == 101.25);
   CHECK(by_id.at("MLP-018").bench->max_seqs == 896);
+  CHECK(by_id.at("MLP-018").bench->deployment.precision.kv == DType::fp8);
   CHECK(by_id.at("MLP-018").bench->metric == BenchMetric::serving_tpot_mean_s);
   CHECK(by_id.at("MLP-018").bench->measured == Approx(0.123263268));  // ms in the file
   REQUIRE(by_id.at("MLP5-002").bench);  // v5.0 Server: no rate stated, the search finds one
