@@ -258,6 +258,11 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(by_id.at("MLP5-007").bench->deployment.precision.weights == DType::nvfp4);
   CHECK(by_id.at("MLP5-007").bench->deployment.precision.activations == DType::nvfp4);
   CHECK(by_id.at("MLP5-007").bench->deployment.precision.kv == DType::fp8);
+  // v4.1's B200 preview: FP4 as reported, no KV format stated, so the 16-bit rule holds.
+  REQUIRE(by_id.at("MLP-012").bench);
+  CHECK(by_id.at("MLP-012").bench->deployment.precision.weights == DType::nvfp4);
+  CHECK(by_id.at("MLP-012").bench->deployment.precision.activations == DType::nvfp4);
+  CHECK(by_id.at("MLP-012").bench->deployment.precision.kv == DType::bf16);
   const BenchCase& max_rate = *by_id.at("MLP-013").bench;  // MLP-006's result, MLPerf's reading
   CHECK(max_rate.metric == BenchMetric::serving_max_rate_output_tokens_per_s);
   CHECK(max_rate.ttft_p99_limit_s == 2);
