@@ -48,6 +48,8 @@ std::string stack_to_yaml(const StackSpec& s) {
       o += fmt::format("    fp4_gemm_compute_fraction: {:.4g}\n", e.fp4_gemm_compute_fraction);
     o += fmt::format("    attention_compute_fraction: {:.4g}\n", e.attention_compute_fraction);
     o += fmt::format("    gemm_m_half: {:.4g}\n", e.gemm_m_half);
+    if (e.gemm_overlap_norm_p > 0)
+      o += fmt::format("    gemm_overlap_norm_p: {:.4g}\n", e.gemm_overlap_norm_p);
     o += fmt::format("    kernel_overhead_s: {:.4g}\n", e.kernel_overhead_s);
     o += fmt::format("    step_overhead_s: {:.4g}\n", e.step_overhead_s);
     o += fmt::format("    fused_attention: {}\n", e.fused_attention);

@@ -278,6 +278,42 @@ TEST_CASE("NVFP4: 4.5 bits a weight streamed, W4A4 GEMMs on the fp4 roof", "[mod
   // A device without FP4 tensor cores: "a precision the hardware lacks is an error value".
 }
 
+TEST_CASE("gemm_overlap_norm_p: a GEMM's compute and memory times combine as a p-norm", "[model]") {
+  // t = (t_c^p + t_m^p)^(1/p) for the projections (p = 1 adds them, p -> inf is the max); other
+  // operators keep the roofline's max. A prefill of 64 tokens puts the tiny model's projections
+  // near the ridge, where the two forms differ most.
+  const ModelSpec m = tiny_model();
+  const PerfModel roof = make(m, test_gpu());
+  const auto rb = roof.prefill_breakdown(1, 64, 0);
+  for (const double p : {1.0, 1.9, 4.0}) {
+    INFO("p = " << p);
+    StackSpec s = ideal_stack();
+    s.for_class(HwClass::gpu).gemm_overlap_norm_p = p;
+    const auto b = make(m, test_gpu(), {}, s).prefill_breakdown(1, 64, 0);
+    REQUIRE(b.ops.size() == rb.ops.size());
+    int gemms = 0;
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      const OpTime& o = b.ops[i];
+      const double c = o.compute_s;
+      const double t_m = o.memory_s;
+      if (o.cost.kind == OpKind::gemm && c > 0 && t_m > 0) {
+        ++gemms;
+        const double want = std::pow(std::pow(c, p) + std::pow(t_m, p), 1.0 / p);
+        CHECK(o.time_s - o.overhead_s - o.comm_s == Approx(want).epsilon(1e-9));
+        CHECK(o.time_s >= rb.ops[i].time_s);  // never faster than the roofline
+      } else {
+        CHECK(o.time_s == Approx(rb.ops[i].time_s).epsilon(1e-12));
+      }
+    }
+    CHECK(gemms >= 4);
+  }
+  // Far from the ridge the norm is the max: batch-1 decode streams weights (t_c / t_m < 1%).
+  StackSpec s = ideal_stack();
+  s.for_class(HwClass::gpu).gemm_overlap_norm_p = 1.9;
+  CHECK(make(m, test_gpu(), {}, s).decode_step_s(1, 0) ==
+        Approx(roof.decode_step_s(1, 0)).epsilon(1e-3));
+}
+
 TEST_CASE("tensor parallel halves the weight stream and adds two all-reduces per layer",
           "[model]") {
   const ModelSpec m = tiny_model();

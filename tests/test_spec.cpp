@@ -453,22 +453,25 @@ TEST_CASE("a rewritten stack keeps its MoE kernel flags", "[unit]") {
   CHECK_FALSE(plain->for_class(HwClass::gpu).expert_gemm_mma_sync);
 }
 
-TEST_CASE("a rewritten stack keeps its pipeline micro-batch flag and FP4 GEMM fraction", "[unit]") {
-  // pipeline_microbatches (the engine's scheduler) and fp4_gemm_compute_fraction (derived from a
-  // kernel benchmark) are not fitted: a stack rewritten by validate --fit --write keeps them; a
-  // stack that states neither has no micro-batches and prices fp4 at its GEMM fraction (0).
+TEST_CASE("a rewritten stack keeps its micro-batch flag, FP4 fraction and GEMM overlap", "[unit]") {
+  // pipeline_microbatches (the engine's scheduler), fp4_gemm_compute_fraction and
+  // gemm_overlap_norm_p (both from kernel measurements) are not fitted: a stack rewritten by
+  // validate --fit --write keeps them; a stack that states none has no micro-batches, prices fp4
+  // at its GEMM fraction (0) and combines a GEMM's times as the roofline's max (0).
   Diagnostics d;
   auto s = tiny_stack("pipeline_microbatches: true\n", "", d);
   INFO(d.format());
   REQUIRE(s);
   CHECK(s->pipeline_microbatches);
   s->for_class(HwClass::gpu).fp4_gemm_compute_fraction = 0.5;
+  s->for_class(HwClass::gpu).gemm_overlap_norm_p = 1.9;
   Diagnostics d2;
   auto back = written_back(*s, d2);
   INFO(d2.format());
   REQUIRE(back);
   CHECK(back->pipeline_microbatches);
   CHECK(back->for_class(HwClass::gpu).fp4_gemm_compute_fraction == 0.5);
+  CHECK(back->for_class(HwClass::gpu).gemm_overlap_norm_p == 1.9);
   Diagnostics d3;
   auto plain = tiny_stack("", "", d3);
   REQUIRE(plain);
@@ -477,6 +480,8 @@ TEST_CASE("a rewritten stack keeps its pipeline micro-batch flag and FP4 GEMM fr
   const std::string text = cli::stack_to_yaml(*plain);
   CHECK(text.find("pipeline_microbatches") == std::string::npos);
   CHECK(text.find("fp4_gemm_compute_fraction") == std::string::npos);
+  CHECK(plain->for_class(HwClass::gpu).gemm_overlap_norm_p == 0);
+  CHECK(text.find("gemm_overlap_norm_p") == std::string::npos);
 }
 
 TEST_CASE("catalog: lookup by name and normalised alias, near names", "[unit]") {

@@ -205,6 +205,12 @@ const std::vector<Case>& bad_cases() {
        As::stack,
        {"fp4-fraction-over-one.yaml:10:32: error: classes.gpu.fp4_gemm_compute_fraction: "
         "expected a number in (0, 1], found '1.5'"}},
+      {"gemm-overlap-norm-below-one.yaml",
+       As::stack,
+       {"gemm-overlap-norm-below-one.yaml:10:26: error: classes.gpu.gemm_overlap_norm_p: expected "
+        "0 "
+        "(not stated: the roofline's max) or a number >= 1 (1 adds compute and memory time), "
+        "found 0.5"}},
       {"fp8-expert-gemm-wrong.yaml",
        As::stack,
        {"fp8-expert-gemm-wrong.yaml:10:22: error: classes.gpu.fp8_expert_gemm: expected true or "

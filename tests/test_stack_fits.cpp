@@ -139,6 +139,9 @@ TEST_CASE("serving-stack fit: the parameters the rows respond to, recovered from
   start.for_class(HwClass::gpu).weight_bandwidth_fraction = 0.85;
   start.for_class(HwClass::gpu).step_overhead_s = 1.5e-3;
   start.for_class(HwClass::gpu).kernel_overhead_s = 1.5e-6;
+  // The roofline's max for the GEMMs: these shapes then stay clear of the ridge (the catalog's
+  // p-norm brings compute in; checked at the end).
+  start.for_class(HwClass::gpu).gemm_overlap_norm_p = 0;
   const StackSpec* vllm = &start;
   StackSpec truth = start;
   auto& t = truth.for_class(HwClass::gpu);
@@ -187,6 +190,16 @@ TEST_CASE("serving-stack fit: the parameters the rows respond to, recovered from
   CHECK(g.step_overhead_s == Approx(2.5e-3).epsilon(0.03));
   CHECK(g.kernel_overhead_s == Approx(3e-6).epsilon(0.05));
   CHECK(fit->rms_log_error_after < 1e-3);
+  // With the GEMM times combined as a p-norm (p = 1.9, the catalog's), a 32 x 32-token prefill
+  // pays part of its compute even where memory dominates: the same rows now respond to the GEMM
+  // fraction as well.
+  StackSpec normed = truth;
+  normed.for_class(HwClass::gpu).gemm_overlap_norm_p = 1.9;
+  for (auto& c : cases) c.measured = *predict_case(c, normed);
+  auto with_p = choose_fit_params(normed, HwClass::gpu, cases);
+  REQUIRE(with_p);
+  CHECK(std::find(with_p->params.begin(), with_p->params.end(),
+                  StackParam::gemm_compute_fraction) != with_p->params.end());
 }
 
 TEST_CASE("serving-stack fit: collinear overheads, switched-off mechanisms, too few rows",

@@ -295,6 +295,16 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     if (full && !q_given) e.quantised_gemm_compute_fraction = e.gemm_compute_fraction;
     if (full && !a_given) e.attention_compute_fraction = e.gemm_compute_fraction;
     get(*c, "gemm_m_half", e.gemm_m_half, false, Range::non_negative());
+    get(*c, "gemm_overlap_norm_p", e.gemm_overlap_norm_p, false, Range::non_negative());
+    c->describe_note("gemm_overlap_norm_p",
+                     "0 (not stated) = the roofline's max of a GEMM's compute and memory time; "
+                     "else p >= 1 of (t_c^p + t_m^p)^(1/p), 1 adding them.");
+    if (e.gemm_overlap_norm_p > 0 && e.gemm_overlap_norm_p < 1) {
+      c->error("gemm_overlap_norm_p",
+               fmt::format("expected 0 (not stated: the roofline's max) or a number >= 1 (1 adds "
+                           "compute and memory time), found {}",
+                           e.gemm_overlap_norm_p));
+    }
     get(*c, "kernel_overhead_s", e.kernel_overhead_s, false, Range::non_negative());
     get(*c, "step_overhead_s", e.step_overhead_s, false, Range::non_negative());
     get(*c, "fused_attention", e.fused_attention, false);

@@ -273,6 +273,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
   r.dot_memory_overlap = eff.dot_memory_overlap;
   r.unsaturated_share = unsaturated_share;
   r.gemm_m_half = eff.gemm_m_half;
+  r.gemm_overlap_norm_p = eff.gemm_overlap_norm_p;
   {
     const double cycles = converts_weights(dep.precision) ? eff.quantised_issue_cycles_per_weight
                                                           : eff.issue_cycles_per_weight;
@@ -432,7 +433,14 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is
       // overlap one another, so once the bus saturates the stream alone sets the time.
       serial_s = (1.0 - r.dot_memory_overlap) * memory_s * r.unsaturated_share;
     }
-    const double t = std::max({compute_used, memory_s, issue_s + serial_s}) + comm_s + overhead_s;
+    double core = std::max(compute_used, memory_s);
+    if (is_gemm && r.gemm_overlap_norm_p > 0 && compute_used > 0 && memory_s > 0) {
+      // (t_c^p + t_m^p)^(1/p), written as max x (1 + (min/max)^p)^(1/p) so it cannot overflow.
+      const double p = r.gemm_overlap_norm_p;
+      const double lo = std::min(compute_used, memory_s);
+      core *= std::pow(1.0 + std::pow(lo / core, p), 1.0 / p);
+    }
+    const double t = std::max(core, issue_s + serial_s) + comm_s + overhead_s;
     total += t;
     if constexpr (kCollect) {
       OpTime ot;

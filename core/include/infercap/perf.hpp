@@ -138,8 +138,9 @@ class PerfModel {
     double kernel_overhead = 0;
     double step_overhead = 0;
     double gemm_m_half = 0;
-    double weights_per_s = 0;       ///< issue limit of weight-streaming ops (0 = none)
-    double dot_memory_overlap = 1;  ///< CPU decode dot loop: share hidden under its loads
+    double gemm_overlap_norm_p = 0;  ///< StackEfficiency::gemm_overlap_norm_p (0 = max)
+    double weights_per_s = 0;        ///< issue limit of weight-streaming ops (0 = none)
+    double dot_memory_overlap = 1;   ///< CPU decode dot loop: share hidden under its loads
     /// CPU: bw(threads) / (threads x one thread's rate), 1 = unsaturated (few threads)
     double unsaturated_share = 1;
   };

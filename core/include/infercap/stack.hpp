@@ -26,6 +26,11 @@ struct StackEfficiency {
   double attention_compute_fraction = 1;
   /// Small-M GEMMs reach compute_fraction * M / (M + gemm_m_half): tiles are not full.
   double gemm_m_half = 0;
+  /// How a GEMM's compute time t_c and its memory time t_m combine: (t_c^p + t_m^p)^(1/p).
+  /// 0 = not stated: the roofline's max(t_c, t_m), every byte hidden under the math. A real
+  /// kernel hides its weight stream only in part where the two are close (M of a few hundred
+  /// tokens: large-batch decode), so p = 1 would add them and p -> infinity is the max.
+  double gemm_overlap_norm_p = 0;
   double kernel_overhead_s = 0;  ///< fixed time per kernel launch (or per op on CPUs)
   double step_overhead_s = 0;    ///< fixed time per forward step (scheduling, sampling)
   bool fused_attention = true;   ///< flash-style attention; false materialises the score matrix
