@@ -283,6 +283,22 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(by_id.at("MLP-018").bench->measured == Approx(0.123263268));  // ms in the file
   REQUIRE(by_id.at("MLP5-002").bench);  // v5.0 Server: no rate stated, the search finds one
   CHECK(by_id.at("MLP5-002").bench->request_rate_qps == 0);
+  // v5.0 Server latencies from the runs' own log summaries: ms in the file, seconds in the case,
+  // the P99 limits kept (read at the model's highest rate within them), the run's own output
+  // mean (33,071.46 / 113.04 = 292.6 tokens), and H100's 4 x TP1 x PP2 at 1024 per micro-batch.
+  const BenchCase& v5_tpot = *by_id.at("MLP5-011").bench;
+  CHECK(v5_tpot.metric == BenchMetric::serving_tpot_mean_s);
+  CHECK(v5_tpot.measured == Approx(0.169962807));
+  CHECK(v5_tpot.output_tokens == Approx(33071.46 / 113.04).epsilon(1e-3));
+  CHECK(v5_tpot.replicas == 8);
+  CHECK(v5_tpot.ttft_p99_limit_s == 2);
+  CHECK(v5_tpot.tpot_p99_limit_s == 0.2);
+  const BenchCase& v5_h100 = *by_id.at("MLP5-016").bench;
+  CHECK(v5_h100.deployment.pp == 2);
+  CHECK(v5_h100.replicas == 4);
+  CHECK(v5_h100.max_seqs == 1024);
+  CHECK(by_id.at("MLP5-004").bench->max_seqs == 1024);
+  CHECK(by_id.at("MLP5-030").bench->deployment.precision.weights == DType::nvfp4);
 }
 
 TEST_CASE("max-rate rows: the search keeps its limits and scales with replicas", "[model]") {
