@@ -441,7 +441,7 @@ PY
   echo "GB200) run W4A4 GEMMs on the fp4 roof at the stack's \`fp4_gemm_compute_fraction\`, 0.52, which"
   echo "is derived from vLLM's B200 kernel benchmark, not fitted (\`data/stacks/tensorrt-llm.yaml\`: an"
   echo "NVFP4 GEMM reaches 0.67 of the share of its roof that a BF16 GEMM reaches). At the stack's FP8"
-  echo "share instead (0.7466) the compute-heavy rows came out 25-37% fast. The quantisation-inclusive"
+  echo "share instead (0.7466 then) the compute-heavy rows came out 25-37% fast. The quantisation-inclusive"
   echo "share vLLM's own linear reaches (0.54 of BF16's) was tried too and puts these rows about 20%"
   echo "low; the GEMM-only share was kept because TensorRT-LLM fuses the quantisation into neighbouring"
   echo "kernels, a choice made after seeing both (0.50 then; 0.52 = 0.67 x the GEMM fraction refitted"
