@@ -198,6 +198,7 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
       }
     }
     if (given("max_batch")) whole("max_batch", r.max_batch);
+    if (given("max_num_tokens")) whole("max_num_tokens", r.max_num_tokens);
     if (given("beams")) whole("beams", r.beams);
     if (given("requests")) whole("requests", r.requests);
     if (given("pp")) whole("pp", r.pp);
@@ -311,6 +312,7 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
   if (reason.empty() && (r.input_len < 1 || r.output_len < 1))
     reason = "a serving row needs input_len and output_len";
   c.max_seqs = r.max_batch;
+  c.max_batched_tokens = r.max_num_tokens;
   c.requests = r.requests;
   c.prompt_len_points = r.input_len_points;
   if (!reason.empty()) return std::nullopt;

@@ -161,6 +161,13 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      {0, kMaxBatch, true, true},
      "the engine's limit on sequences running at once (vLLM max_num_seqs, TensorRT-LLM "
      "max_batch_size); 0 or empty: the engine defaults"},
+    {"max_num_tokens",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, kMaxBatch, true, true},
+     "the engine's limit on tokens in one step, prompt chunks and decodes together (TensorRT-LLM "
+     "max_num_tokens, vLLM max_num_batched_tokens); it also caps the sequences decoding at once; 0 "
+     "or empty: the engine defaults (8192)"},
     {"beams",
      ColumnNeed::optional,
      CellValue::whole,
@@ -230,6 +237,10 @@ struct MeasurementRow {
   /// max_num_seqs, TensorRT-LLM max_batch_size) where the source states it; 0 = the defaults of
   /// ServingCaseDefaults.
   int max_batch = 0;
+  /// Optional `max_num_tokens` column: the engine's limit on tokens per step (TensorRT-LLM
+  /// max_num_tokens, vLLM max_num_batched_tokens), prompt chunks and decodes together; 0 = the
+  /// defaults of ServingCaseDefaults.
+  int max_num_tokens = 0;
   /// Optional `beams` column: beam width of the run (MLPerf GPT-J uses 4); 0 or 1 = greedy.
   int beams = 0;
   /// Optional `requests` column: requests in the run (an offline row's dataset size: all queued

@@ -299,6 +299,46 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(v5_h100.max_seqs == 1024);
   CHECK(by_id.at("MLP5-004").bench->max_seqs == 1024);
   CHECK(by_id.at("MLP5-030").bench->deployment.precision.weights == DType::nvfp4);
+  // Each configuration class's max_num_tokens reaches the case; a row that states none keeps 0.
+  CHECK(v5_tpot.max_batched_tokens == 1536);
+  CHECK(v5_h100.max_batched_tokens == 1024);
+  CHECK(by_id.at("MLP5-030").bench->max_batched_tokens == 3584);
+  CHECK(by_id.at("MLP-006").bench->max_batched_tokens == 4096);
+  CHECK(by_id.at("MLP-012").bench->max_batched_tokens == 0);
+}
+
+TEST_CASE("max_num_tokens: a step budget below the batch limit caps the sequences at once",
+          "[model]") {
+  // TensorRT-LLM schedules every step within max_num_tokens, decodes included, so a budget of T
+  // tokens lets at most T sequences decode together: (max_seqs 64, budget 16) is the engine
+  // (max_seqs 16, budget 16), and both carry less than 64 sequences without a budget would.
+  spec::Diagnostics d;
+  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  REQUIRE_FALSE(d.has_errors());
+  const StackSpec* stack = catalog.find_stack("vllm");
+  REQUIRE(stack);
+  BenchCase c;
+  c.id = "B-1";
+  c.model = *catalog.find_model("llama-3.1-8b");
+  c.hardware = *catalog.find_hardware("h100-sxm");
+  c.serving = ServingMode::concurrency;
+  c.metric = BenchMetric::serving_output_tokens_per_s;
+  c.batch = 64;
+  c.prompt_tokens = 8;
+  c.output_tokens = 256;
+  auto run = [&](int max_seqs, int budget) {
+    BenchCase k = c;
+    k.max_seqs = max_seqs;
+    k.max_batched_tokens = budget;
+    auto r = predict_case(k, *stack);
+    REQUIRE(r);
+    return *r;
+  };
+  const double capped = run(64, 16);
+  CHECK(capped == Approx(run(16, 16)).epsilon(1e-12));
+  CHECK(capped < run(64, 0));
+  // A budget above the batch limit changes nothing the 8-token prompts notice.
+  CHECK(run(64, 4096) == Approx(run(64, 0)).epsilon(0.02));
 }
 
 TEST_CASE("max-rate rows: the search keeps its limits and scales with replicas", "[model]") {

@@ -162,6 +162,12 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
                  : c.serving == ServingMode::offline ? d.offline_max_seqs
                                                      : d.max_seqs;
   cfg.max_batched_tokens = std::max(d.max_batched_tokens, cfg.max_seqs);
+  if (c.max_batched_tokens > 0) {
+    // The row's engine budget: a step holds at most this many tokens, decodes included, so no
+    // more sequences than that decode at once (TensorRT-LLM schedules within max_num_tokens).
+    cfg.max_batched_tokens = c.max_batched_tokens;
+    cfg.max_seqs = std::min(cfg.max_seqs, c.max_batched_tokens);
+  }
   cfg.reserve_full_sequence = c.reserve_full_sequence;
   PerfStepModel step(perf, cfg.max_batched_tokens);
   if (stages > 1) cfg.kv_capacity_tokens = step.kv_capacity_tokens() / stages;

@@ -91,6 +91,10 @@ struct BenchCase {
   /// Engine limit on running sequences as the row states it (TensorRT-LLM max_batch_size, vLLM
   /// max_num_seqs); 0 = ServingCaseDefaults.
   int max_seqs = 0;
+  /// Engine limit on tokens per step as the row states it (TensorRT-LLM max_num_tokens, vLLM
+  /// max_num_batched_tokens): prompt chunks and decodes share it, so it also caps the sequences
+  /// decoding at once; 0 = ServingCaseDefaults::max_batched_tokens.
+  int max_batched_tokens = 0;
   /// Requests in the run as the row states it (ServingMode::offline: all queued at once, all
   /// replicas together); 0 = ServingCaseDefaults::offline_requests.
   int64_t requests = 0;
