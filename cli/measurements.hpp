@@ -161,6 +161,13 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      {0, kMaxBatch, true, true},
      "the engine's limit on sequences running at once (vLLM max_num_seqs, TensorRT-LLM "
      "max_batch_size); 0 or empty: the engine defaults"},
+    {"kv_admission",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "the engine's KV admission where the source states it: prompt (a request is admitted on its "
+     "prompt's blocks; TensorRT-LLM MAX_UTILIZATION, vLLM) or full_sequence (its whole sequence "
+     "reserved; TensorRT-LLM GUARANTEED_NO_EVICT); empty: the stack's kv_admission"},
     {"max_num_tokens",
      ColumnNeed::optional,
      CellValue::whole,
@@ -237,6 +244,9 @@ struct MeasurementRow {
   /// max_num_seqs, TensorRT-LLM max_batch_size) where the source states it; 0 = the defaults of
   /// ServingCaseDefaults.
   int max_batch = 0;
+  /// Optional `kv_admission` column: the engine's KV admission as the source states it, `prompt`
+  /// or `full_sequence` (StackSpec::kv_admission's spellings); empty = the stack's.
+  std::string kv_admission;
   /// Optional `max_num_tokens` column: the engine's limit on tokens per step (TensorRT-LLM
   /// max_num_tokens, vLLM max_num_batched_tokens), prompt chunks and decodes together; 0 = the
   /// defaults of ServingCaseDefaults.

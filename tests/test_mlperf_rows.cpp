@@ -305,6 +305,11 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   CHECK(by_id.at("MLP5-030").bench->max_batched_tokens == 3584);
   CHECK(by_id.at("MLP-006").bench->max_batched_tokens == 4096);
   CHECK(by_id.at("MLP-012").bench->max_batched_tokens == 0);
+  // v4.1's harness runs MAX_UTILIZATION (admission on the prompt), which the rows state; the
+  // v5.0 rows state none and keep the stack's GUARANTEED_NO_EVICT.
+  CHECK_FALSE(by_id.at("MLP-006").bench->reserve_full_sequence);
+  CHECK_FALSE(by_id.at("MLP-014").bench->reserve_full_sequence);
+  CHECK(v5_tpot.reserve_full_sequence);
 }
 
 TEST_CASE("max_num_tokens: a step budget below the batch limit caps the sequences at once",

@@ -143,6 +143,17 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   CHECK(bad.items().front().col == 17);
   CHECK(bad.items().front().key_path == "kv_precision");
   CHECK_THAT(bad.format(), Catch::Contains("found 'FP7'"));
+  // So is an admission policy the simulator does not know.
+  const spec::Diagnostics bad_admission =
+      refusal(path,
+              "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,"
+              "output_len,batch,metric,value,unit,stack,notes,kv_admission\n"
+              "V-9,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,max_util\n");
+  CHECK(bad_admission.items().front().line == 2);
+  CHECK(bad_admission.items().front().col == 17);
+  CHECK(bad_admission.items().front().key_path == "kv_admission");
+  CHECK_THAT(bad_admission.format(),
+             Catch::Contains("expected prompt or full_sequence, found 'max_util'"));
   std::remove(path.c_str());
 }
 
