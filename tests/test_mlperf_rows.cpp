@@ -317,9 +317,8 @@ TEST_CASE("max_num_tokens: a step budget below the batch limit caps the sequence
   // TensorRT-LLM schedules every step within max_num_tokens, decodes included, so a budget of T
   // tokens lets at most T sequences decode together: (max_seqs 64, budget 16) is the engine
   // (max_seqs 16, budget 16), and both carry less than 64 sequences without a budget would.
-  spec::Diagnostics d;
-  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-  REQUIRE_FALSE(d.has_errors());
+  REQUIRE_FALSE(test::project_catalog().diags.has_errors());
+  const spec::Catalog& catalog = test::project_catalog().catalog;
   const StackSpec* stack = catalog.find_stack("vllm");
   REQUIRE(stack);
   BenchCase c;
