@@ -197,45 +197,64 @@ TEST_CASE("validate --calibration: a profile changes exactly the rows of the har
   CHECK(changed == 16);  // the 4090's rows in the public file
 }
 
-TEST_CASE("validate: the first Xeon guest's rows are judged with that machine's own profile",
+TEST_CASE("validate: kept-aside CPU sessions are judged with their machine's own profile",
           "[golden]") {
-  // The rows name the first guest's entry, which only its restored profile brings in: without
-  // it every row is listed as unknown hardware, with it every row is predicted on that entry.
-  const std::string rows = INFERCAP_SOURCE_DIR "/data/measurements/xeon-amx-vm-2c-gcc-judge.csv";
-  const std::string profile =
-      INFERCAP_SOURCE_DIR "/data/calibration/xeon-amx-vm-2c-first.profile.yaml";
-  const Run bare = run("validate -i " + rows + " -f json");
-  REQUIRE(bare.rc == 0);
-  const auto b = nlohmann::json::parse(bare.out);
-  CHECK(b["rows"].empty());
-  REQUIRE(b["unmapped"].size() == 28);
-  for (const auto& u : b["unmapped"])
-    CHECK(u["reason"] == "unknown hardware 'xeon-amx-vm-2c-first'");
-  const Run own = run("validate -i " + rows + " --calibration " + profile + " -f json");
-  REQUIRE(own.rc == 0);
-  const auto o = nlohmann::json::parse(own.out);
-  CHECK(o["unmapped"].empty());
-  REQUIRE(o["rows"].size() == 28);
-  // Single-thread decode is slower than two-thread decode of the same file on the same entry,
-  // and prefill faster than decode: the shape every measured pair has.
-  std::map<std::string, double> pred;
-  for (const auto& r : o["rows"]) pred[r["id"]] = r["predicted"];
-  CHECK(pred["LB-002"] < pred["LB-005"]);  // Q8_0 tg128, 1 against 2 threads
-  CHECK(pred["LB-001"] > pred["LB-002"]);  // Q8_0 pp512 against tg128, 1 thread
-  // The entry is the profile's machine: its per-core bandwidth is A / n0 of the profile's fit
-  // bw(n) = A (1 - exp(-n / n0)), and its DRAM figure is A.
-  infercap::spec::Diagnostics d;
-  auto p = infercap::spec::load_profile(profile, d);
-  auto hw = infercap::spec::load_hardware_file(
-      INFERCAP_SOURCE_DIR "/data/calibration/xeon-amx-vm-2c-first.hardware.yaml", d);
-  INFO(d.format());
-  REQUIRE(p);
-  REQUIRE(hw);
-  REQUIRE(hw->cpu);
-  const double a = p->bandwidth.asymptote_bytes_per_s;
-  CHECK(hw->cpu->per_core_bandwidth_bytes_per_s ==
-        Approx(a / p->bandwidth.n0_threads).epsilon(1e-5));
-  CHECK(hw->memory_bandwidth_bytes_per_s == Approx(a).epsilon(1e-5));
+  // Each session's rows name its own entry, which only its profile brings in: without it every
+  // row is listed as unknown hardware, with it every row is predicted on that entry.
+  struct Judge {
+    const char* rows;     // data/measurements/<rows>.csv
+    const char* machine;  // data/calibration/<machine>.{profile,hardware}.yaml, the rows' name
+    size_t n;
+    const char *tg1, *tg2, *pp1;  // one file's tg128 at 1 and 2 threads and its pp512 at 1
+  };
+  // The first Xeon guest (GCC build), and the second Zen 5 session (docs/calibration.md).
+  const Judge judges[] = {
+      {"xeon-amx-vm-2c-gcc-judge", "xeon-amx-vm-2c-first", 28, "LB-002", "LB-005", "LB-001"},
+      {"epyc-zen5-vm-2c-s2-judge", "epyc-zen5-vm-2c-s2", 36, "LBZ2-014", "LBZ2-017", "LBZ2-013"},
+  };
+  for (const Judge& j : judges) {
+    INFO(j.rows);
+    const std::string rows =
+        INFERCAP_SOURCE_DIR "/data/measurements/" + std::string(j.rows) + ".csv";
+    const std::string base = INFERCAP_SOURCE_DIR "/data/calibration/" + std::string(j.machine);
+    const std::string profile = base + ".profile.yaml";
+    const Run bare = run("validate -i " + rows + " -f json");
+    REQUIRE(bare.rc == 0);
+    const auto b = nlohmann::json::parse(bare.out);
+    CHECK(b["rows"].empty());
+    REQUIRE(b["unmapped"].size() == j.n);
+    for (const auto& u : b["unmapped"])
+      CHECK(u["reason"] == "unknown hardware '" + std::string(j.machine) + "'");
+    std::string own_args = "validate -i " + rows;
+    own_args += " --calibration ";
+    own_args += profile;
+    own_args += " -f json";
+    const Run own = run(own_args);
+    REQUIRE(own.rc == 0);
+    const auto o = nlohmann::json::parse(own.out);
+    CHECK(o["unmapped"].empty());
+    REQUIRE(o["rows"].size() == j.n);
+    // Single-thread decode is slower than two-thread decode of the same file on the same entry,
+    // and prefill faster than decode: the shape every measured pair has.
+    std::map<std::string, double> pred;
+    for (const auto& r : o["rows"]) pred[r["id"]] = r["predicted"];
+    CHECK(pred[j.tg1] < pred[j.tg2]);  // Q8_0 tg128, 1 against 2 threads
+    CHECK(pred[j.pp1] > pred[j.tg1]);  // Q8_0 pp512 against tg128, 1 thread
+    // The entry is the profile's machine: its per-core bandwidth is A / n0 of the profile's fit
+    // bw(n) = A (1 - exp(-n / n0)), and its DRAM figure is A.
+    infercap::spec::Diagnostics d;
+    auto p = infercap::spec::load_profile(profile, d);
+    auto hw = infercap::spec::load_hardware_file(base + ".hardware.yaml", d);
+    INFO(d.format());
+    REQUIRE(p);
+    REQUIRE(hw);
+    REQUIRE(hw->cpu);
+    CHECK(hw->name == j.machine);
+    const double a = p->bandwidth.asymptote_bytes_per_s;
+    CHECK(hw->cpu->per_core_bandwidth_bytes_per_s ==
+          Approx(a / p->bandwidth.n0_threads).epsilon(1e-5));
+    CHECK(hw->memory_bandwidth_bytes_per_s == Approx(a).epsilon(1e-5));
+  }
 }
 
 TEST_CASE("validate: a malformed measurements file names file, line and column", "[golden]") {
