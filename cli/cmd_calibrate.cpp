@@ -267,7 +267,8 @@ int run_calibrate(const CalibrateArgs& a) {
                   r.machine.core_clock_hz / 1e9, proc_mhz,
                   r.machine.virtualized ? " (a virtual machine's TSC rate)" : "")
             : "";
-    hw_yaml = hardware_to_yaml(measured, profile.provenance, peak_note, clock_note);
+    hw_yaml = hardware_to_yaml(measured, profile.provenance, peak_note, clock_note,
+                               measured_bandwidth_note(profile));
     hw_path = a.hardware_out;
     if (hw_path.empty() && !a.output.empty()) {
       std::filesystem::path o(a.output);

@@ -60,6 +60,14 @@ PeakRule measured_cpu_peak_rule(const std::string& vendor, const std::string& fl
   return r;
 }
 
+std::string measured_bandwidth_note(const CalibrationProfile& p) {
+  if (!(p.threads > 1) || p.bandwidth.n0_threads < 0.99 * 4 * p.threads) return "";
+  return fmt::format(
+      "no saturation seen up to {} threads: A is an extrapolation of the curve, not a rate any "
+      "run reached; the measured rates are the curve at 1 to {} threads",
+      p.threads, p.threads);
+}
+
 std::string measured_hardware_name(const std::string& cpu_model) {
   std::string s = cpu_model;
   for (const char* junk : {"(R)", "(r)", "(TM)", "(tm)", "CPU", "@"}) {
@@ -137,7 +145,8 @@ HardwareSpec measured_cpu_hardware(const calibration::RunResult& run, const Cali
 }
 
 std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
-                             const std::string& peak_note, const std::string& clock_note) {
+                             const std::string& peak_note, const std::string& clock_note,
+                             const std::string& bandwidth_note) {
   std::string o;
   o += "# Written by `infercap calibrate` for a machine the catalog does not know. Memory, cache,\n"
        "# topology and bandwidth are measured; the compute peaks are derived from the CPUID flags\n"
@@ -195,10 +204,10 @@ std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
        spec::quoted_scalar(fmt::format(
            "measured: DRAM read asymptote A of the bandwidth fit bw(n) = A (1 - exp(-n / n0)), "
            "with cpu.per_core_bandwidth_bytes_per_s = A / n0 so the entry reproduces the fitted "
-           "curve. dense_flops_per_s: derived, not measured: cores x base clock x FLOP/cycle of "
+           "curve{}. dense_flops_per_s: derived, not measured: cores x base clock x FLOP/cycle of "
            "the widest unit the CPUID flags name ({}); the calibration kernels' achieved rates "
            "are in the profile",
-           peak_note)) +
+           bandwidth_note.empty() ? "" : " (" + bandwidth_note + ")", peak_note)) +
        "\n";
   o += "  - fields: [memory_bytes, cache_bytes, devices_per_server, cpu.cores, "
        "cpu.threads_per_core, cpu.numa_nodes_per_socket, cpu.isa]\n";

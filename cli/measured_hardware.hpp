@@ -36,9 +36,17 @@ PeakRule measured_cpu_peak_rule(const std::string& vendor, const std::string& fl
 /// The entry as catalog YAML (data/hardware schema). Every figure is covered by one source whose
 /// ref names the measurement (machine, host, date, commit, command); `peak_note` says how the
 /// dense compute table was derived, `clock_note` where cpu.base_clock_hz came from (empty: from
-/// /proc/cpuinfo).
+/// /proc/cpuinfo), `bandwidth_note` anything the bandwidth figures' source must add (calibrate:
+/// that no saturation was seen, so the asymptote is an extrapolation).
 std::string hardware_to_yaml(const HardwareSpec& h, const Provenance& prov,
-                             const std::string& peak_note, const std::string& clock_note = "");
+                             const std::string& peak_note, const std::string& clock_note = "",
+                             const std::string& bandwidth_note = "");
+
+/// What the entry's bandwidth source must add for this profile: when the fit's n0 sits at its cap
+/// (4 x the most threads measured, calibration::fit_saturating) the points showed no saturation,
+/// so the asymptote, the entry's memory_bandwidth_bytes_per_s, is an extrapolation, and the
+/// note says so; otherwise "".
+std::string measured_bandwidth_note(const CalibrationProfile& p);
 
 /// A lowercase catalog name from a CPU model string: "Intel(R) Xeon(R) Processor" ->
 /// "measured-intel-xeon-processor".

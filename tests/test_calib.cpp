@@ -243,6 +243,17 @@ TEST_CASE("the saturating fit recovers known parameters", "[calib][unit]") {
     CHECK_FALSE(fit_saturating({}, {}).ok());
     CHECK_FALSE(fit_saturating({1, 2}, {1e9, -1}).ok());
   }
+  CHECK(f->saturation_seen);
+  SECTION("two thread counts on a straight line: no saturation seen, n0 at its cap") {
+    // 48 GB/s on one thread and 110 on two (a 2-vCPU Zen 5 guest, 2026-12-07): the second
+    // thread more than doubles the first, so the least-squares curve is the flattest the cap
+    // allows, n0 = 4 x 2 threads, and its asymptote is an extrapolation far above both points.
+    auto lin = fit_saturating({1, 1, 2, 2}, {48e9, 48.6e9, 110e9, 111e9});
+    REQUIRE(lin.ok());
+    CHECK_FALSE(lin->saturation_seen);
+    CHECK(lin->n0 == Approx(8).epsilon(0.01));
+    CHECK(lin->asymptote > 3 * 111e9);
+  }
   SECTION("one thread count: treated as saturated there, interval from the samples") {
     auto one = fit_saturating({2, 2, 2}, {10e9, 11e9, 12e9});
     REQUIRE(one.ok());

@@ -93,6 +93,26 @@ TEST_CASE("calibrate's entry for an unknown machine loads back, every figure mea
     REQUIRE_FALSE(d2.has_errors());
     CHECK(back2->cpu->base_clock_hz == Approx(3.6e9));
   }
+  SECTION("a bandwidth fit that saw no saturation says its asymptote is an extrapolation") {
+    // One thread count (the fixture) cannot show saturation or its absence, and n0 = 4 on 2
+    // threads is inside the cap 4 x 2 = 8: no note. At the cap the entry's
+    // memory_bandwidth_bytes_per_s (the asymptote) was never reached by a run.
+    CHECK(cli::measured_bandwidth_note(p).empty());
+    CalibrationProfile flat = p;
+    flat.threads = 2;
+    CHECK(cli::measured_bandwidth_note(flat).empty());
+    flat.bandwidth.n0_threads = 8;
+    const std::string bw_note = cli::measured_bandwidth_note(flat);
+    CHECK(bw_note.find("no saturation seen up to 2 threads") != std::string::npos);
+    const HardwareSpec m = cli::measured_cpu_hardware(fake_run(), flat, "my-vm", 2600);
+    const std::string yaml = cli::hardware_to_yaml(m, flat.provenance, note, "", bw_note);
+    CHECK(yaml.find("curve (no saturation seen up to 2 threads") != std::string::npos);
+    spec::Diagnostics d3;
+    const auto back3 = spec::load_hardware(spec::parse_text(yaml, "measured.yaml", d3), d3);
+    INFO(yaml);
+    REQUIRE_FALSE(d3.has_errors());
+    REQUIRE(back3);
+  }
   SECTION("without a clock the achieved rates stand in, scaled from 1 thread to 2 cores") {
     const HardwareSpec n = cli::measured_cpu_hardware(fake_run(), p, "my-vm", 0);
     CHECK(at(n.dense_flops_per_s, ComputeType::fp32) == Approx(120e9));

@@ -91,6 +91,7 @@ Result<CurveFit> fit_saturating(const std::vector<double>& threads, const std::v
       }
     }
     f.n0 = std::exp((a + b) / 2);
+    f.saturation_seen = f.n0 < 0.99 * hi_n0;
     const double sse = sse_for(threads, bw, f.n0, &f.asymptote);
     // Linearised covariance: J = [d/dA, d/dn0].
     Eigen::MatrixXd J(bw.size(), 2);
@@ -225,6 +226,12 @@ Result<FitReport> fit_profile(const std::vector<Measurement>& rows, double llc_b
       "rms residual {:.1f}%",
       gbs(dram_bw_at_max), dram_threads, gbs(curve->asymptote), curve->n0, gbs(curve->ci95_low),
       gbs(curve->ci95_high), 100 * curve->rms_rel_residual));
+  if (!curve->saturation_seen) {
+    rep.notes.push_back(fmt::format(
+        "DRAM read: no saturation up to {} threads (n0 at its cap): the asymptote {} is an "
+        "extrapolation, not a measured rate",
+        max_threads, gbs(curve->asymptote)));
+  }
 
   // Cache regime: reads at max threads below the LLC; the boundary is where the measured
   // bandwidth falls through the geometric mean of the cache and DRAM plateaus.

@@ -20,6 +20,10 @@ struct CurveFit {
   double ci95_low = 0, ci95_high = 0;
   double rms_rel_residual = 0;  ///< sqrt(mean((fit - y)^2 / y^2))
   int points = 0;
+  /// false when the points show no saturation: n0 ended at its cap (4 x the most threads
+  /// measured), so the curve through them is near-linear and `asymptote` is an extrapolation of
+  /// it, not a rate any run reached (a 2-vCPU guest whose second thread doubles the first).
+  bool saturation_seen = true;
 };
 Result<CurveFit> fit_saturating(const std::vector<double>& threads,
                                 const std::vector<double>& bytes_per_s);
