@@ -60,6 +60,21 @@ PeakRule measured_cpu_peak_rule(const std::string& vendor, const std::string& fl
   return r;
 }
 
+std::string measured_fma_note(const calibration::MachineInfo& m, const PeakRule& rule) {
+  if (!(m.fma_flops_per_s > 0) || !(m.core_clock_hz > 0) || !(rule.fp32_flops_per_cycle > 0))
+    return "";
+  const double per_cycle = m.fma_flops_per_s / m.core_clock_hz;
+  std::string s = fmt::format(
+      "measured on one thread: {}-bit FMAs at {:.1f} GFLOP/s, {:.1f} FLOP per cycle of the timed "
+      "clock (the rule: {:.0f})",
+      m.fma_bits, m.fma_flops_per_s / 1e9, per_cycle, rule.fp32_flops_per_cycle);
+  if (per_cycle < 0.9 * rule.fp32_flops_per_cycle) {
+    s += "; below the rule: AVX code runs below the scalar clock here, or the core has fewer FMA "
+         "units than the rule assumes";
+  }
+  return s;
+}
+
 std::string measured_bandwidth_note(const CalibrationProfile& p) {
   if (!(p.threads > 1) || p.bandwidth.n0_threads < 0.99 * 4 * p.threads) return "";
   return fmt::format(

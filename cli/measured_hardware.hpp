@@ -33,6 +33,13 @@ struct PeakRule {
 };
 PeakRule measured_cpu_peak_rule(const std::string& vendor, const std::string& flags);
 
+/// What the machine probe's FMA issue rate (MachineInfo::fma_flops_per_s over core_clock_hz)
+/// says against the rule's fp32 FLOP/cycle: "" without both figures, else the measured FLOP per
+/// cycle, and where it is over 10% below the rule, that AVX-512 code runs below the scalar clock
+/// or the core has fewer FMA units than the rule assumes. The entry keeps the rule's peak (the
+/// stacks' fractions are of datasheet-style peaks); the note and calibrate's log carry this.
+std::string measured_fma_note(const calibration::MachineInfo& m, const PeakRule& rule);
+
 /// The entry as catalog YAML (data/hardware schema). Every figure is covered by one source whose
 /// ref names the measurement (machine, host, date, commit, command); `peak_note` says how the
 /// dense compute table was derived, `clock_note` where cpu.base_clock_hz came from (empty: from

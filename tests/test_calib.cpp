@@ -72,7 +72,7 @@ TEST_CASE("quantised weights dequantise to the hand-computed values", "[calib][u
     CHECK(dequant(p, 0, 5) == Approx(2 * d));   // 0.5 / d = 1.75 -> 2
     CHECK(dequant(p, 0, 23) == Approx(5 * d));  // 1.5 / d = 5.25 -> 5 (high nibble half)
     CHECK(dequant(p, 0, 63) == Approx(5 * d));  // second block, same pattern
-    CHECK(p.weight_bytes() == 64 / 2 + 2 * 2);  // 32 bytes of nibbles + two fp16 scales
+    CHECK(p.weight_bytes() == 32 + 2 * 2);      // 64 nibbles in 32 bytes + two fp16 scales
   }
 }
 
@@ -227,11 +227,12 @@ TEST_CASE("the saturating fit recovers known parameters", "[calib][unit]") {
   // bw(n) = 100 GB/s x (1 - exp(-n / 3)), each point perturbed by a fixed +-1% pattern.
   std::vector<double> th, bw;
   const double A = 100e9, n0 = 3;
-  for (int n = 1; n <= 16; ++n)
+  for (int n = 1; n <= 16; ++n) {
     for (int r = 0; r < 4; ++r) {
       th.push_back(n);
       bw.push_back(A * (1 - std::exp(-n / n0)) * (1 + 0.01 * ((r % 2) ? 1 : -1)));
     }
+  }
   auto f = fit_saturating(th, bw);
   REQUIRE(f.ok());
   CHECK(f->asymptote == Approx(A).epsilon(0.01));
@@ -333,11 +334,12 @@ TEST_CASE("fit_profile turns synthetic rows into the profile", "[calib][unit]") 
     CHECK(bad.error().message.find("too noisy") != std::string::npos);
   }
   SECTION("a failed reference check is never fitted") {
-    for (auto& r : rows)
+    for (auto& r : rows) {
       if (r.kind == KernelKind::gemm) {
         r.checked = true;
         r.check_ok = false;
       }
+    }
     auto rep2 = fit_profile(rows, llc);
     REQUIRE(rep2.ok());
     CHECK(at(rep2->profile.achieved_flops_per_s, ComputeType::bf16) == 0);
@@ -561,5 +563,35 @@ TEST_CASE("the core clock probe reads a plausible clock that the machine probe r
   CHECK(m.core_clock_hz / hz == Approx(1.0).margin(0.5));
 #else
   CHECK(calibration::cpu::measure_core_clock_hz() == 0);
+#endif
+}
+
+TEST_CASE("the FMA probe reads a plausible FLOP per cycle that the machine probe records",
+          "[calib]") {
+  using calibration::cpu::measure_fma_flops_per_s;
+  CHECK(measure_fma_flops_per_s(128) == 0);  // neither 256 nor 512 bits: no probe
+#if defined(__x86_64__)
+  // An FMA unit of w bits retires w / 32 lanes x 2 FLOP a cycle; x86 cores have one or two, so
+  // 256-bit code reads 16 or 32 FLOP a cycle of the core's clock and 512-bit code 16 (Zen 4's
+  // double-pumped unit) to 64 (two units). A shared core and Intel's AVX licence clocks bend
+  // that, never by 2x: the window is half the smallest to 1.1 x the largest.
+  const auto& isa = calibration::cpu::isa();
+  const double hz = calibration::cpu::measure_core_clock_hz();
+  REQUIRE(hz > 0);
+  if (isa.avx2 && isa.fma && isa.os_avx) {
+    const double per_cycle = measure_fma_flops_per_s(256) / hz;
+    CHECK(per_cycle > 8);
+    CHECK(per_cycle < 1.1 * 32);
+  }
+  if (isa.avx512f && isa.os_avx512) {
+    const double per_cycle = measure_fma_flops_per_s(512) / hz;
+    CHECK(per_cycle > 8);
+    CHECK(per_cycle < 1.1 * 64);
+  }
+  const calibration::MachineInfo m = calibration::probe_machine();
+  CHECK(m.fma_bits == (isa.avx512f && isa.os_avx512 ? 512 : isa.avx2 && isa.fma ? 256 : 0));
+  if (m.fma_bits > 0) CHECK(m.fma_flops_per_s > 0);
+#else
+  CHECK(measure_fma_flops_per_s(256) == 0);
 #endif
 }

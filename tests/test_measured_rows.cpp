@@ -93,6 +93,24 @@ TEST_CASE("calibrate's entry for an unknown machine loads back, every figure mea
     REQUIRE_FALSE(d2.has_errors());
     CHECK(back2->cpu->base_clock_hz == Approx(3.6e9));
   }
+  SECTION("the probe's FMA issue rate is reported against the rule's FLOP per cycle") {
+    // 3.6 GHz x 64 FLOP/cycle = 230.4 GFLOP/s on one thread: the rule's two 512-bit units, no
+    // remark. At 75% of that (172.8 GFLOP/s = 48 FLOP/cycle, below 0.9 x 64) the note says the
+    // AVX code ran below the scalar clock or the core has fewer units. No rate: no note.
+    calibration::MachineInfo m = fake_run().machine;
+    const cli::PeakRule rule = cli::measured_cpu_peak_rule("GenuineIntel", m.flags);
+    REQUIRE(rule.fp32_flops_per_cycle == 64);
+    m.core_clock_hz = 3.6e9;
+    CHECK(cli::measured_fma_note(m, rule).empty());
+    m.fma_bits = 512;
+    m.fma_flops_per_s = 3.6e9 * 64;
+    const std::string full = cli::measured_fma_note(m, rule);
+    CHECK(full.find("512-bit FMAs at 230.4 GFLOP/s, 64.0 FLOP per cycle") != std::string::npos);
+    CHECK(full.find("below the rule") == std::string::npos);
+    m.fma_flops_per_s = 3.6e9 * 48;
+    CHECK(cli::measured_fma_note(m, rule).find("48.0 FLOP per cycle") != std::string::npos);
+    CHECK(cli::measured_fma_note(m, rule).find("below the rule") != std::string::npos);
+  }
   SECTION("a bandwidth fit that saw no saturation says its asymptote is an extrapolation") {
     // One thread count (the fixture) cannot show saturation or its absence, and n0 = 4 on 2
     // threads is inside the cap 4 x 2 = 8: no note. At the cap the entry's

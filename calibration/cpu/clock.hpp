@@ -16,4 +16,14 @@ namespace infercap::calibration::cpu {
 /// about 100 ms.
 double measure_core_clock_hz();
 
+/// fp32 FLOP/s one thread issues through its widest FMA: twelve independent accumulator chains
+/// of VFMADD231PS (zmm with `bits` 512, ymm with 256; 2 x lanes FLOP each), enough to fill two
+/// FMA pipes of latency 4 to 6 and leave nothing else on the ports. Best of 64 runs of ~0.5 ms
+/// after a 20 ms warm-up, like the clock probe. Divided by that clock it is the FLOP per cycle a
+/// datasheet's peak assumes, measured: 64 on a core with two 512-bit FMA units, 32 on Zen 4's
+/// double-pumped AVX-512, lower where AVX-512 code runs below the scalar clock (Intel's licence
+/// levels). The caller checks the ISA (CPUID): `bits` 512 needs AVX512F, 256 AVX2 and FMA. 0
+/// where not x86-64, `bits` is neither, or the timing is implausible. Takes about 70 ms.
+double measure_fma_flops_per_s(int bits);
+
 }  // namespace infercap::calibration::cpu

@@ -73,6 +73,9 @@ MachineInfo probe_machine() {
   m.flags = cpu::isa_flags();
   m.virtualized = isa.hypervisor;
   m.core_clock_hz = cpu::measure_core_clock_hz();
+  m.fma_bits = isa.avx512f && isa.os_avx512 ? 512 : isa.avx2 && isa.fma && isa.os_avx ? 256 : 0;
+  if (m.fma_bits > 0) m.fma_flops_per_s = cpu::measure_fma_flops_per_s(m.fma_bits);
+  if (!(m.fma_flops_per_s > 0)) m.fma_bits = 0;
   hwloc_topology_t t = cpu::topology();
   m.sockets = std::max(1, hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE));
   m.cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
@@ -115,6 +118,7 @@ Provenance make_provenance(const MachineInfo& m, const std::string& command) {
     << "; memory_bytes=" << m.memory_bytes << "; l1d_bytes=" << m.l1d_bytes
     << "; l2_bytes=" << m.l2_bytes << "; llc_bytes=" << m.llc_bytes
     << "; virtualized=" << (m.virtualized ? "yes" : "no") << "; core_clock_hz=" << m.core_clock_hz
+    << "; fma_flops_per_s=" << m.fma_flops_per_s << " (" << m.fma_bits << "-bit, one thread)"
     << "; flags=" << m.flags;
   p.notes = n.str();
   return p;

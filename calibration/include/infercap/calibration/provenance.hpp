@@ -24,10 +24,14 @@ struct MachineInfo {
   /// One thread's measured clock (cpu/clock.hpp: a dependent-add chain), Hz; 0 where not
   /// measured. /proc/cpuinfo's "cpu MHz" is a VM's TSC rate or an idle core's snapshot.
   double core_clock_hz = 0;
+  /// fp32 FLOP/s one thread issued through its widest FMA (cpu/clock.hpp), and that width in
+  /// bits (512, 256); 0 where not measured. Over core_clock_hz: FLOP per cycle, measured.
+  double fma_flops_per_s = 0;
+  int fma_bits = 0;
 };
 
-/// Reads /proc/cpuinfo, /proc/meminfo, uname, CPUID and hwloc, and times the core clock (about
-/// 0.05 s). Never fails: unknown fields stay empty or 0.
+/// Reads /proc/cpuinfo, /proc/meminfo, uname, CPUID and hwloc, and times the core clock and the
+/// FMA issue rate (about 0.15 s). Never fails: unknown fields stay empty or 0.
 MachineInfo probe_machine();
 
 /// Fills a Provenance for a run started by `command` (the argv joined). The commit comes from
