@@ -201,9 +201,9 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (given("max_num_tokens")) whole("max_num_tokens", r.max_num_tokens);
     if (given("kv_admission") && !get("kv_admission").empty()) {
       r.kv_admission = get("kv_admission");
-      if (r.kv_admission != "prompt" && r.kv_admission != "full_sequence") {
-        fail("kv_admission",
-             fmt::format("expected prompt or full_sequence, found '{}'", r.kv_admission));
+      if (!kv_admission_from_name(r.kv_admission)) {
+        fail("kv_admission", fmt::format("expected {} or {}, found '{}'", kKvAdmissionPromptName,
+                                         kKvAdmissionFullSequenceName, r.kv_admission));
       }
     }
     if (given("beams")) whole("beams", r.beams);
@@ -455,7 +455,8 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);
     // The engine's admission as the row states it (MLPerf's harness runs TensorRT-LLM with
     // MAX_UTILIZATION, not the GUARANTEED_NO_EVICT its stack defaults to).
-    if (!r.kv_admission.empty()) c.reserve_full_sequence = r.kv_admission == "full_sequence";
+    if (auto a = kv_admission_from_name(r.kv_admission))
+      c.reserve_full_sequence = *a == KvAdmission::full_sequence;
     // Pipeline stages: an engine that keeps one micro-batch per stage in flight (the stack's
     // pipeline_microbatches) is simulated as that many interleaved engines; one that steps its
     // whole batch through the stages in turn would run at 1/pp of that, and is not predicted.

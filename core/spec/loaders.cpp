@@ -260,8 +260,8 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
   get(r, "memory_reserve_fraction", s.memory_reserve_fraction, false, Range{0, 1, true, false});
   get(r, "memory_reserve_bytes", s.memory_reserve_bytes, false, Range::non_negative());
   if (auto a = r.optional_enum<KvAdmission>(
-          "kv_admission",
-          {{"prompt", KvAdmission::prompt}, {"full_sequence", KvAdmission::full_sequence}}))
+          "kv_admission", {{kKvAdmissionPromptName, KvAdmission::prompt},
+                           {kKvAdmissionFullSequenceName, KvAdmission::full_sequence}}))
     s.kv_admission = *a;
   get(r, "pipeline_microbatches", s.pipeline_microbatches, false);
 

@@ -6,7 +6,9 @@
 // on one device transfers to another. The `ideal` stack sets `datasheet_peaks` and all fractions
 // to 1: the pure datasheet roofline.
 #include <array>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "infercap/hardware.hpp"
@@ -120,11 +122,23 @@ enum class KvAdmission : unsigned char {
   /// When its prompt's KV blocks fit; later tokens take blocks as they come, and a full cache
   /// preempts (vLLM).
   prompt,
-  /// Only when every block its whole sequence (prompt + maximum output) will fill is free, held
-  /// from admission to the end, so nothing is ever evicted (TensorRT-LLM's default capacity
-  /// scheduler, GUARANTEED_NO_EVICT).
+  /// Only when every block its whole sequence will fill is free, held from admission to the
+  /// end, so nothing is ever evicted (TensorRT-LLM's default capacity scheduler,
+  /// GUARANTEED_NO_EVICT, which reserves prompt + maximum output; the simulator reserves prompt
+  /// + the request's actual output, which admits more: docs/serving.md).
   full_sequence,
 };
+
+/// KvAdmission as stacks (`kv_admission:`) and measurement rows (the `kv_admission` column)
+/// spell it.
+inline constexpr std::string_view kKvAdmissionPromptName = "prompt";
+inline constexpr std::string_view kKvAdmissionFullSequenceName = "full_sequence";
+/// The policy a spelling names; nullopt for anything else.
+inline std::optional<KvAdmission> kv_admission_from_name(std::string_view s) {
+  if (s == kKvAdmissionPromptName) return KvAdmission::prompt;
+  if (s == kKvAdmissionFullSequenceName) return KvAdmission::full_sequence;
+  return std::nullopt;
+}
 
 struct StackSpec {
   std::string name;
