@@ -236,10 +236,11 @@ int run_calibrate(const CalibrateArgs& a) {
              r.machine.cores, r.machine.numa_nodes,
              format_quantity(r.machine.memory_bytes, Dim::bytes),
              r.machine.virtualized ? ", virtualised" : "");
-  if (const std::string fma =
-          measured_fma_note(r.machine, measured_cpu_peak_rule(r.machine.vendor, r.machine.flags));
-      !fma.empty())
-    fmt::print("  FMA issue rate {}\n", fma);
+  // The peak rule the flags imply, and what the probe's FMA rate says against it: the log shows
+  // it here, and a measured entry's peak note carries it.
+  const PeakRule rule = measured_cpu_peak_rule(r.machine.vendor, r.machine.flags);
+  const std::string fma = measured_fma_note(r.machine, rule);
+  if (!fma.empty()) fmt::print("  FMA issue rate {}\n", fma);
   fmt::print("measured {} points in {:.1f} s\n", r.rows.size(), r.elapsed_s);
   for (const auto& s : r.skipped) fmt::print("  {}\n", s);
   for (const auto& s : r.failed) fmt::print(stderr, "  failed: {}\n", s);
@@ -256,8 +257,6 @@ int run_calibrate(const CalibrateArgs& a) {
     const double proc_mhz = cpu_mhz_from_proc();  // read once: the entry and its clock note
     const HardwareSpec measured = measured_cpu_hardware(r, profile, name, proc_mhz);
     // The note follows what the entry holds: derived peaks when it has a clock.
-    const PeakRule rule = measured_cpu_peak_rule(r.machine.vendor, r.machine.flags);
-    const std::string fma = measured_fma_note(r.machine, rule);
     const std::string peak_note =
         measured.cpu->base_clock_hz > 0
             ? rule.why + (fma.empty() ? "" : "; " + fma)

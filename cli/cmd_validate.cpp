@@ -503,7 +503,7 @@ int run_validate(const ValidateArgs& a) {
       m.stack_name = stack_override->name;
       // The engine's admission policy follows the stack the row is predicted with, unless the row
       // states the one its engine ran.
-      if (m.bench && m.row.kv_admission.empty())
+      if (m.bench && !m.row.kv_admission)
         m.bench->reserve_full_sequence = stack_override->kv_admission == KvAdmission::full_sequence;
     }
     if (fitting) {

@@ -200,10 +200,10 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (given("max_batch")) whole("max_batch", r.max_batch);
     if (given("max_num_tokens")) whole("max_num_tokens", r.max_num_tokens);
     if (given("kv_admission") && !get("kv_admission").empty()) {
-      r.kv_admission = get("kv_admission");
-      if (!kv_admission_from_name(r.kv_admission)) {
+      r.kv_admission = kv_admission_from_name(get("kv_admission"));
+      if (!r.kv_admission) {
         fail("kv_admission", fmt::format("expected {} or {}, found '{}'", kKvAdmissionPromptName,
-                                         kKvAdmissionFullSequenceName, r.kv_admission));
+                                         kKvAdmissionFullSequenceName, get("kv_admission")));
       }
     }
     if (given("beams")) whole("beams", r.beams);
@@ -455,8 +455,7 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);
     // The engine's admission as the row states it (MLPerf's harness runs TensorRT-LLM with
     // MAX_UTILIZATION, not the GUARANTEED_NO_EVICT its stack defaults to).
-    if (auto a = kv_admission_from_name(r.kv_admission))
-      c.reserve_full_sequence = *a == KvAdmission::full_sequence;
+    if (r.kv_admission) c.reserve_full_sequence = *r.kv_admission == KvAdmission::full_sequence;
     // Pipeline stages: an engine that keeps one micro-batch per stage in flight (the stack's
     // pipeline_microbatches) is simulated as that many interleaved engines; one that steps its
     // whole batch through the stages in turn would run at 1/pp of that, and is not predicted.

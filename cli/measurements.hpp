@@ -245,8 +245,8 @@ struct MeasurementRow {
   /// ServingCaseDefaults.
   int max_batch = 0;
   /// Optional `kv_admission` column: the engine's KV admission as the source states it, `prompt`
-  /// or `full_sequence` (StackSpec::kv_admission's spellings); empty = the stack's.
-  std::string kv_admission;
+  /// or `full_sequence` (StackSpec::kv_admission's spellings); nullopt = the stack's.
+  std::optional<KvAdmission> kv_admission;
   /// Optional `max_num_tokens` column: the engine's limit on tokens per step (TensorRT-LLM
   /// max_num_tokens, vLLM max_num_batched_tokens), prompt chunks and decodes together; 0 = the
   /// defaults of ServingCaseDefaults.

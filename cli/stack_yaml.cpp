@@ -29,7 +29,8 @@ std::string stack_to_yaml(const StackSpec& s) {
   o += fmt::format("datasheet_peaks: {}\n", s.datasheet_peaks);
   o += fmt::format("memory_reserve_fraction: {:.6g}\n", s.memory_reserve_fraction);
   o += fmt::format("memory_reserve_bytes: {:.6g}\n", s.memory_reserve_bytes);
-  if (s.kv_admission == KvAdmission::full_sequence) o += "kv_admission: full_sequence\n";
+  if (s.kv_admission == KvAdmission::full_sequence)
+    o += fmt::format("kv_admission: {}\n", kKvAdmissionFullSequenceName);
   if (s.pipeline_microbatches) o += "pipeline_microbatches: true\n";
   o += "classes:\n";
   for (int c = 0; c < kHwClassCount; ++c) {

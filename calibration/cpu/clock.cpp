@@ -48,30 +48,18 @@ double chain_s(uint64_t n, bool mul) {
 // zmm/ymm12-13 set to 0 (no denormals, no exceptions); returns seconds.
 double fma_s(uint64_t trips, int bits) {
 #if defined(__x86_64__)
-#define INFERCAP_FMA12(r)                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "0\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "1\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "2\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "3\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "4\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "5\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "6\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "7\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "8\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "9\n\t"                                  \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r \
-  "10\n\t"                                 \
-  "vfmadd231ps %%" r "12, %%" r "13, %%" r "11\n\t"
+// One FMA into accumulator n of register file r (zmm, ymm); twelve of them a loop trip.
+#define INFERCAP_FMA(r, n) "vfmadd231ps %%" r "12, %%" r "13, %%" r #n "\n\t"
+#define INFERCAP_FMA12(r)                                                                        \
+  INFERCAP_FMA(r, 0)                                                                             \
+  INFERCAP_FMA(r, 1)                                                                             \
+  INFERCAP_FMA(r, 2) INFERCAP_FMA(r, 3) INFERCAP_FMA(r, 4) INFERCAP_FMA(r, 5) INFERCAP_FMA(r, 6) \
+      INFERCAP_FMA(r, 7) INFERCAP_FMA(r, 8) INFERCAP_FMA(r, 9) INFERCAP_FMA(r, 10)               \
+          INFERCAP_FMA(r, 11)
+// Both variants overwrite vector registers 0-13 (xmm names the whole zmm / ymm register).
+#define INFERCAP_FMA_CLOBBERS                                                                    \
+  "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+      "xmm11", "xmm12", "xmm13"
   uint64_t count = trips;
   const auto t0 = std::chrono::steady_clock::now();
   if (bits == 512) {
@@ -80,18 +68,18 @@ double fma_s(uint64_t trips, int bits) {
         "1:\n\t" INFERCAP_FMA12("zmm") "sub $1, %0\n\tjnz 1b\n\t"
         : "+r"(count)
         :
-        : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-          "xmm10", "xmm11", "xmm12", "xmm13");
+        : INFERCAP_FMA_CLOBBERS);
   } else {
     __asm__ volatile(
         "vxorps %%ymm12, %%ymm12, %%ymm12\n\tvxorps %%ymm13, %%ymm13, %%ymm13\n\t"
         "1:\n\t" INFERCAP_FMA12("ymm") "sub $1, %0\n\tjnz 1b\n\tvzeroupper\n\t"
         : "+r"(count)
         :
-        : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-          "xmm10", "xmm11", "xmm12", "xmm13");
+        : INFERCAP_FMA_CLOBBERS);
   }
+#undef INFERCAP_FMA_CLOBBERS
 #undef INFERCAP_FMA12
+#undef INFERCAP_FMA
   const auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration<double>(t1 - t0).count();
 #else
