@@ -72,6 +72,14 @@ std::string measured_fma_note(const calibration::MachineInfo& m, const PeakRule&
     s += "; below the rule: AVX code runs below the scalar clock here, or the core has fewer FMA "
          "units than the rule assumes";
   }
+  if (m.f16_fma_flops_per_s > 0) {
+    // What llama.cpp's F16 prefill tile pays for its fp16 -> fp32 conversions on this core.
+    s += fmt::format(
+        "; fed by fp16 conversions at llama.cpp's F16 tile ratio ({} VCVTPH2PS per {} FMAs): "
+        "{:.1f} GFLOP/s, {:.0f}% of that",
+        m.fma_bits == 512 ? 10 : 7, m.fma_bits == 512 ? 24 : 12, m.f16_fma_flops_per_s / 1e9,
+        100 * m.f16_fma_flops_per_s / m.fma_flops_per_s);
+  }
   return s;
 }
 

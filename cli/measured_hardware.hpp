@@ -36,7 +36,9 @@ PeakRule measured_cpu_peak_rule(const std::string& vendor, const std::string& fl
 /// What the machine probe's FMA issue rate (MachineInfo::fma_flops_per_s over core_clock_hz)
 /// says against the rule's fp32 FLOP/cycle: "" without both figures, else the measured FLOP per
 /// cycle, and where it is over 10% below the rule, that AVX-512 code runs below the scalar clock
-/// or the core has fewer FMA units than the rule assumes. The entry keeps the rule's peak (the
+/// or the core has fewer FMA units than the rule assumes; with MachineInfo::f16_fma_flops_per_s,
+/// the rate of the same FMAs fed by llama.cpp's F16 tile's fp16 conversions and its share of the
+/// plain rate (on Zen 5 the conversions cost nothing). The entry keeps the rule's peak (the
 /// stacks' fractions are of datasheet-style peaks); the note and calibrate's log carry this.
 std::string measured_fma_note(const calibration::MachineInfo& m, const PeakRule& rule);
 

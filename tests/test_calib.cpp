@@ -595,3 +595,29 @@ TEST_CASE("the FMA probe reads a plausible FLOP per cycle that the machine probe
   CHECK(measure_fma_flops_per_s(256) == 0);
 #endif
 }
+
+TEST_CASE("the F16-tile probe's conversions never speed the FMAs up", "[calib]") {
+  using calibration::cpu::measure_f16_fma_flops_per_s;
+  using calibration::cpu::measure_fma_flops_per_s;
+  CHECK(measure_f16_fma_flops_per_s(128) == 0);
+#if defined(__x86_64__)
+  // The probe issues the plain probe's FMAs plus conversions; the FMAs cannot go faster for it,
+  // and at worst each conversion takes two FMA-port slots (10 per 24 FMAs: 24 / 44 of the plain
+  // rate at 512 bits; 7 per 12: 12 / 26 at 256). 0.8 and 1.1 allow for a shared core between
+  // the two probes' best-of-64 runs.
+  const auto& isa = calibration::cpu::isa();
+  for (const int bits : {256, 512}) {
+    if (bits == 512 ? !(isa.avx512f && isa.os_avx512) : !(isa.avx2 && isa.fma && isa.f16c))
+      continue;
+    const double plain = measure_fma_flops_per_s(bits);
+    const double f16 = measure_f16_fma_flops_per_s(bits);
+    REQUIRE(plain > 0);
+    CHECK(f16 > 0.8 * (bits == 512 ? 24.0 / 44 : 12.0 / 26) * plain);
+    CHECK(f16 < 1.1 * plain);
+  }
+  const calibration::MachineInfo m = calibration::probe_machine();
+  if (m.fma_bits > 0) CHECK(m.f16_fma_flops_per_s > 0);
+#else
+  CHECK(measure_f16_fma_flops_per_s(256) == 0);
+#endif
+}

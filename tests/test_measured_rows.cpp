@@ -110,6 +110,13 @@ TEST_CASE("calibrate's entry for an unknown machine loads back, every figure mea
     m.fma_flops_per_s = 3.6e9 * 48;
     CHECK(cli::measured_fma_note(m, rule).find("48.0 FLOP per cycle") != std::string::npos);
     CHECK(cli::measured_fma_note(m, rule).find("below the rule") != std::string::npos);
+    // Fed by fp16 conversions at 3/4 of the plain rate: 129.6 GFLOP/s, 75%, at the 512-bit
+    // tile's 10 conversions per 24 FMAs; at 256 bits the tile is 7 per 12.
+    m.f16_fma_flops_per_s = 0.75 * m.fma_flops_per_s;
+    const std::string f16 = cli::measured_fma_note(m, rule);
+    CHECK(f16.find("(10 VCVTPH2PS per 24 FMAs): 129.6 GFLOP/s, 75% of that") != std::string::npos);
+    m.fma_bits = 256;
+    CHECK(cli::measured_fma_note(m, rule).find("(7 VCVTPH2PS per 12 FMAs)") != std::string::npos);
   }
   SECTION("a bandwidth fit that saw no saturation says its asymptote is an extrapolation") {
     // One thread count (the fixture) cannot show saturation or its absence, and n0 = 4 on 2

@@ -26,4 +26,12 @@ double measure_core_clock_hz();
 /// where not x86-64, `bits` is neither, or the timing is implausible. Takes about 70 ms.
 double measure_fma_flops_per_s(int bits);
 
+/// The same twelve FMA chains with their sources converted from fp16 in memory (VCVTPH2PS,
+/// L1-resident) at the ratio of llama.cpp's F16 GEMM tile (tinyBLAS: 10 conversions per 24 FMAs
+/// with 512-bit registers, 7 per 12 with 256-bit), in fp32 FLOP/s of the FMAs. Over
+/// measure_fma_flops_per_s: what the conversions cost an F16 prefill on this core, where they
+/// share the FMA ports (1 = free). `bits` 512 needs AVX512F, 256 AVX2, FMA and F16C; 0 where
+/// not x86-64, `bits` is neither, or the timing is implausible. Takes about 70 ms.
+double measure_f16_fma_flops_per_s(int bits);
+
 }  // namespace infercap::calibration::cpu

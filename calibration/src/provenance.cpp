@@ -76,6 +76,9 @@ MachineInfo probe_machine() {
   m.fma_bits = isa.avx512f && isa.os_avx512 ? 512 : isa.avx2 && isa.fma && isa.os_avx ? 256 : 0;
   if (m.fma_bits > 0) m.fma_flops_per_s = cpu::measure_fma_flops_per_s(m.fma_bits);
   if (!(m.fma_flops_per_s > 0)) m.fma_bits = 0;
+  // 256-bit conversions are F16C (AVX-512F has the 512-bit form).
+  if (m.fma_bits == 512 || (m.fma_bits == 256 && isa.f16c))
+    m.f16_fma_flops_per_s = cpu::measure_f16_fma_flops_per_s(m.fma_bits);
   hwloc_topology_t t = cpu::topology();
   m.sockets = std::max(1, hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE));
   m.cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
@@ -119,7 +122,7 @@ Provenance make_provenance(const MachineInfo& m, const std::string& command) {
     << "; l2_bytes=" << m.l2_bytes << "; llc_bytes=" << m.llc_bytes
     << "; virtualized=" << (m.virtualized ? "yes" : "no") << "; core_clock_hz=" << m.core_clock_hz
     << "; fma_flops_per_s=" << m.fma_flops_per_s << " (" << m.fma_bits << "-bit, one thread)"
-    << "; flags=" << m.flags;
+    << "; f16_fma_flops_per_s=" << m.f16_fma_flops_per_s << "; flags=" << m.flags;
   p.notes = n.str();
   return p;
 }

@@ -28,10 +28,14 @@ struct MachineInfo {
   /// bits (512, 256); 0 where not measured. Over core_clock_hz: FLOP per cycle, measured.
   double fma_flops_per_s = 0;
   int fma_bits = 0;
+  /// The same FMAs fed by fp16 -> fp32 conversions at llama.cpp's F16 GEMM tile ratio
+  /// (cpu/clock.hpp measure_f16_fma_flops_per_s), at fma_bits; 0 where not measured.
+  double f16_fma_flops_per_s = 0;
 };
 
 /// Reads /proc/cpuinfo, /proc/meminfo, uname, CPUID and hwloc, and times the core clock and the
-/// FMA issue rate (about 0.15 s). Never fails: unknown fields stay empty or 0.
+/// FMA issue rates, plain and fed by fp16 conversions (about 0.2 s). Never fails: unknown fields
+/// stay empty or 0.
 MachineInfo probe_machine();
 
 /// Fills a Provenance for a run started by `command` (the argv joined). The commit comes from
