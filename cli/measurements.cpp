@@ -206,6 +206,13 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
                                          kKvAdmissionFullSequenceName, get("kv_admission")));
       }
     }
+    if (given("dispatch") && !get("dispatch").empty()) {
+      r.dispatch = dispatch_from_name(get("dispatch"));
+      if (!r.dispatch) {
+        fail("dispatch", fmt::format("expected {} or {}, found '{}'", kDispatchLeastLoadedName,
+                                     kDispatchSharedQueueName, get("dispatch")));
+      }
+    }
     if (given("beams")) whole("beams", r.beams);
     if (given("requests")) whole("requests", r.requests);
     if (given("pp")) whole("pp", r.pp);
@@ -456,6 +463,7 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     // The engine's admission as the row states it (MLPerf's harness runs TensorRT-LLM with
     // MAX_UTILIZATION, not the GUARANTEED_NO_EVICT its stack defaults to).
     if (r.kv_admission) c.reserve_full_sequence = *r.kv_admission == KvAdmission::full_sequence;
+    c.dispatch = r.dispatch;
     // Pipeline stages: an engine that keeps one micro-batch per stage in flight (the stack's
     // pipeline_microbatches) is simulated as that many interleaved engines; one that steps its
     // whole batch through the stages in turn would run at 1/pp of that, and is not predicted.

@@ -168,6 +168,13 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      "the engine's KV admission where the source states it: prompt (a request is admitted on its "
      "prompt's blocks; TensorRT-LLM MAX_UTILIZATION, vLLM) or full_sequence (its whole sequence "
      "reserved; TensorRT-LLM GUARANTEED_NO_EVICT); empty: the stack's kv_admission"},
+    {"dispatch",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "how a rate row's replicas share its arrivals where the source says: least_loaded (each to "
+     "the replica with the fewest requests in it) or shared_queue (one queue each replica takes "
+     "from as it starts a step); empty: each replica its own Poisson share"},
     {"max_num_tokens",
      ColumnNeed::optional,
      CellValue::whole,
@@ -247,6 +254,9 @@ struct MeasurementRow {
   /// Optional `kv_admission` column: the engine's KV admission as the source states it, `prompt`
   /// or `full_sequence` (StackSpec::kv_admission's spellings); nullopt = the stack's.
   std::optional<KvAdmission> kv_admission;
+  /// Optional `dispatch` column: how the row's replicas shared its arrivals, `least_loaded` or
+  /// `shared_queue` (Dispatch's spellings); nullopt = each replica its own Poisson share.
+  std::optional<Dispatch> dispatch;
   /// Optional `max_num_tokens` column: the engine's limit on tokens per step (TensorRT-LLM
   /// max_num_tokens, vLLM max_num_batched_tokens), prompt chunks and decodes together; 0 = the
   /// defaults of ServingCaseDefaults.

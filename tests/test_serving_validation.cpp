@@ -157,6 +157,57 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   std::remove(path.c_str());
 }
 
+TEST_CASE("dispatch column: a rate row's replicas run behind their dispatcher", "[model]") {
+  // Two rows of one fixed-rate setting on two replicas (hw_count 2, tp 1): without a dispatch
+  // column each replica is simulated at its Poisson half and its throughput doubled; with
+  // least_loaded both are simulated together at the whole rate and the fleet's throughput is
+  // returned as it is. Either way, a stable run delivers what arrives: 4 req/s x 64 tokens = 256
+  // tokens/s, not twice that. A spelling the simulator does not know is refused at its cell.
+  const std::string path = infercap::testing::tmp_path("infercap-test-dispatch.csv");
+  const std::string head =
+      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+      "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,dispatch\n";
+  std::ofstream(path) << head
+                      << "D-1,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
+                         "tokens/s,vLLM,,1,rate,4,\n"
+                      << "D-2,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
+                         "tokens/s,vLLM,,1,rate,4,least_loaded\n"
+                      << "D-3,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
+                         "tokens/s,vLLM,,1,rate,4,shared_queue\n";
+  spec::Diagnostics d;
+  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
+  const auto rows = cli::read_measurements(path, d);
+  REQUIRE_FALSE(d.has_errors());
+  const auto m = cli::map_measurements(rows, catalog);
+  REQUIRE(m.size() == 3);
+  REQUIRE(m[0].bench);
+  REQUIRE(m[1].bench);
+  REQUIRE(m[2].bench);
+  CHECK_FALSE(m[0].bench->dispatch);
+  REQUIRE(m[1].bench->dispatch);
+  CHECK(*m[1].bench->dispatch == Dispatch::least_loaded);
+  REQUIRE(m[2].bench->dispatch);
+  CHECK(*m[2].bench->dispatch == Dispatch::shared_queue);
+  const StackSpec* stack = catalog.find_stack("vllm");
+  REQUIRE(stack);
+  for (const auto& row : m) {
+    CHECK(row.bench->replicas == 2);
+    auto v = predict_case(*row.bench, *stack);
+    REQUIRE(v);
+    CHECK(*v == Approx(256).epsilon(0.03));
+  }
+  const spec::Diagnostics bad =
+      refusal(path, head +
+                        "D-4,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
+                        "tokens/s,vLLM,,1,rate,4,round_robin\n");
+  CHECK(bad.items().front().line == 2);
+  CHECK(bad.items().front().col == 20);
+  CHECK(bad.items().front().key_path == "dispatch");
+  CHECK_THAT(bad.format(),
+             Catch::Contains("expected least_loaded or shared_queue, found 'round_robin'"));
+  std::remove(path.c_str());
+}
+
 TEST_CASE("moe_routing column: same_experts reaches the deployment; bad values are refused",
           "[unit]") {
   const std::string path = infercap::testing::tmp_path("infercap-test-moe-routing.csv");

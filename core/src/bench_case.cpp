@@ -81,9 +81,11 @@ namespace {
 // the per-token cost k moves N and every latency by about e / (1 - rho) (8x at rho = 0.87, the
 // MLPerf v4.1 H100 Server run); the submitter's rate is where a P99 limit binds, and so is the
 // model's.
+// `fleet` > 1: opt simulates that many replicas behind their dispatcher, so each run's load is
+// fleet x the per-replica rate searched and its throughputs are the fleet's.
 Result<ServingResult> max_rate_run(const BenchCase& c, const StepModel& step,
-                                   const ServingConfig& cfg, RequestClass rc,
-                                   const SimOptions& opt) {
+                                   const ServingConfig& cfg, RequestClass rc, const SimOptions& opt,
+                                   int fleet) {
   if (c.serving != ServingMode::rate) {
     return Error{fmt::format("case {}: a maximum-rate row is a Poisson (rate) run", c.id)};
   }
@@ -101,7 +103,7 @@ Result<ServingResult> max_rate_run(const BenchCase& c, const StepModel& step,
   if (!table) return Error{fmt::format("case {}: {}", c.id, table.error().message)};
   ServingResult best;
   auto within = [&](double qps) -> Result<bool> {
-    rc.rate.mean_qps = qps;
+    rc.rate.mean_qps = qps * fleet;
     auto r = simulate(*table, cfg, {rc}, opt);
     if (!r) return Error{fmt::format("case {}: {}", c.id, r.error().message)};
     const bool ok = r->stable &&
@@ -152,6 +154,10 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
   }
   stages = std::max(1, stages);
   const int replicas = std::max(1, c.replicas) * stages;  // engines the load splits over
+  // Replicas behind the row's dispatcher are simulated together at the whole load (a Poisson
+  // rate row of replicas, not pipeline stages); otherwise one replica at its share stands for all.
+  const int fleet =
+      c.dispatch && c.serving == ServingMode::rate && stages == 1 && replicas > 1 ? replicas : 1;
   // A rate row with P99 limits was measured at the highest rate within them (MLPerf Server):
   // it is read at the model's highest such rate, not at the submitter's.
   const bool at_max_rate = c.serving == ServingMode::rate &&
@@ -215,21 +221,30 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
       break;
     }
     case ServingMode::rate:
+      if (fleet > 1) {
+        opt.replicas = fleet;
+        opt.dispatch = *c.dispatch;
+        opt.requests *= fleet;
+        opt.warmup_requests *= fleet;
+      }
       if (at_max_rate) break;  // searched
       if (!(c.request_rate_qps > 0)) {
         return Error{fmt::format("case {}: a fixed-rate row needs request_rate > 0", c.id)};
       }
-      rc.rate.mean_qps = c.request_rate_qps / replicas;
+      rc.rate.mean_qps = c.request_rate_qps / replicas * fleet;
       break;
     case ServingMode::none:
       break;
   }
-  auto r = at_max_rate ? max_rate_run(c, step, cfg, rc, opt) : simulate(step, cfg, {rc}, opt);
+  auto r =
+      at_max_rate ? max_rate_run(c, step, cfg, rc, opt, fleet) : simulate(step, cfg, {rc}, opt);
   if (!r) {
     return at_max_rate ? r.error() : Error{fmt::format("case {}: {}", c.id, r.error().message)};
   }
+  // A fleet's run reports the fleet's throughput; one replica's stands for `replicas`.
+  const double scale = fleet > 1 ? 1.0 : replicas;
   if (c.metric == BenchMetric::serving_max_rate_output_tokens_per_s)
-    return r->output_tokens_per_s * replicas;
+    return r->output_tokens_per_s * scale;
   const ClassLatency& a = r->all;
   switch (c.metric) {
     case BenchMetric::serving_ttft_mean_s:
@@ -243,9 +258,9 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
     case BenchMetric::serving_e2e_mean_s:
       return a.e2e.mean_s;
     case BenchMetric::serving_output_tokens_per_s:
-      return r->output_tokens_per_s * replicas;
+      return r->output_tokens_per_s * scale;
     case BenchMetric::serving_requests_per_s:
-      return r->throughput_rps * replicas;
+      return r->throughput_rps * scale;
     case BenchMetric::serving_itl_mean_s:
       return r->itl.mean_s;
     case BenchMetric::serving_itl_p50_s:

@@ -3,7 +3,9 @@
 // with 256 decodes costs the same as one with 1. docs/serving.md states the scheduler's rules.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <memory>
 #include <queue>
 
 #include <fmt/format.h>
@@ -37,6 +39,7 @@ struct Req {
   int64_t reserved = 0;  // reserve_full_sequence: blocks held from admission to finish
   int32_t cls = 0;
   St st = St::waiting;
+  bool measured = false;  // past the warm-up: its latencies count
 };
 
 struct HeapEntry {
@@ -103,6 +106,14 @@ class GapHistogram {
     }
     return 0;
   }
+  void merge(const GapHistogram& o) {
+    for (size_t i = 0; i < kBins; ++i) {
+      w_[i] += o.w_[i];
+      wx_[i] += o.wx_[i];
+    }
+    total_w_ += o.total_w_;
+    total_wx_ += o.total_wx_;
+  }
   LatencySummary summary() const {
     LatencySummary s;
     if (!(total_w_ > 0)) return s;
@@ -126,7 +137,7 @@ class Engine {
   Engine(const StepTable& table, const ServingConfig& cfg, const std::vector<RequestClass>& classes,
          const SimOptions& opt, std::vector<LengthSampler> prompt_s,
          std::vector<LengthSampler> output_s, std::vector<ArrivalSampler> arrival_s,
-         std::vector<double> weights, int64_t total_blocks)
+         std::vector<double> weights, int64_t total_blocks, int64_t fed_capacity = 0)
       : table_(table),
         cfg_(cfg),
         classes_(classes),
@@ -136,7 +147,8 @@ class Engine {
         arrival_s_(std::move(arrival_s)),
         weights_(std::move(weights)),
         rng_(opt.seed),
-        n_total_(opt.warmup_requests + opt.requests),
+        n_total_(fed_capacity > 0 ? fed_capacity : opt.warmup_requests + opt.requests),
+        fed_mode_(fed_capacity > 0),
         reqs_(static_cast<size_t>(n_total_)),
         waiting_(static_cast<size_t>(n_total_)),
         block_(cfg.kv_block_tokens),
@@ -181,13 +193,53 @@ class Engine {
 
   ServingResult run();
 
+  // --- one engine of a fleet behind a dispatcher (simulate_fleet) ---
+  enum class Status : unsigned char { ran, idle, stop };
+  void begin();
+  Status step();
+  /// The result of the engines in `fleet` (this one among them) over the window the dispatcher
+  /// set on all of them: throughputs add up, latency samples pool.
+  /// `queued_growth`: requests a shared queue ahead of the engines gained over the window;
+  /// `overflow`: the dispatcher gave up (the run is unstable).
+  ServingResult result(const std::vector<Engine*>& fleet, int64_t queued_growth = 0,
+                       bool overflow = false);
+  double now() const { return t_; }
+  bool has_work() const { return running_ > 0 || !waiting_.empty() || !fed_.empty(); }
+  bool aborted() const { return aborted_; }
+  /// Requests given to this engine and not finished: NVIDIA's harness's transactions in flight.
+  int64_t load() const { return created_ + static_cast<int64_t>(fed_.size()) - finished_; }
+  /// The same as of time `t`, which may fall inside the step the engine has already run (the
+  /// fleet steps each engine ahead to its step's end): those that finish at that end still count.
+  int64_t load_at(double t) const { return load() + (t < t_ ? finished_in_last_step_ : 0); }
+  /// Free sequence slots: what TensorRT-LLM's batch manager asks its request callback for.
+  int64_t free_slots() const {
+    return std::max<int64_t>(0, cfg_.max_seqs - running_ - static_cast<int64_t>(waiting_.size()) -
+                                    static_cast<int64_t>(fed_.size()));
+  }
+  /// Hands the engine a request that arrived at `t` (at or before its next step).
+  bool feed(double t, int32_t cls, bool measured) {
+    if (created_ + static_cast<int64_t>(fed_.size()) >= n_total_) return false;
+    fed_.push_back(Fed{t, cls, measured});
+    return true;
+  }
+  void mark_window_start(double t) {
+    window_start_ = t;
+    in_system_at_start_ = load_at(t);
+  }
+  void mark_window_end(double t) {
+    window_end_ = t;
+    in_system_at_end_ = load_at(t);
+  }
+
  private:
   // --- requests ---
-  int32_t new_request(int32_t cls, double t, bool queue_now = true) {
+  // `measured` < 0: by its place in the run (past the warm-up); a fleet's dispatcher decides it.
+  int32_t new_request(int32_t cls, double t, bool queue_now = true, int measured = -1) {
     const int32_t id = static_cast<int32_t>(created_++);
     Req& r = reqs_[static_cast<size_t>(id)];
     r.arrival = t;
     r.cls = cls;
+    r.measured = measured < 0 ? id >= opt_.warmup_requests : measured > 0;
     r.prompt = std::min(prompt_s_[static_cast<size_t>(cls)](rng_), max_len_ - 1);
     r.output = std::min(output_s_[static_cast<size_t>(cls)](rng_), max_len_ - r.prompt);
     r.prompt = std::max<int64_t>(1, r.prompt);
@@ -198,15 +250,15 @@ class Engine {
     } else {
       in_transit_.push_back(id);
     }
-    if (id == opt_.warmup_requests) {
+    if (!fed_mode_ && id == opt_.warmup_requests) {
       window_start_ = t;
       in_system_at_start_ = created_ - finished_;
     }
-    if (created_ == n_total_) {
+    if (!fed_mode_ && created_ == n_total_) {
       window_end_ = t;
       in_system_at_end_ = created_ - finished_;
     }
-    if (id >= opt_.warmup_requests) arrivals_in_window_++;
+    if (r.measured) arrivals_in_window_++;
     return id;
   }
 
@@ -218,8 +270,13 @@ class Engine {
         it - cum_weight_.begin(), static_cast<std::ptrdiff_t>(cum_weight_.size()) - 1));
   }
 
-  // Open loop: earliest pending arrival over the classes.
+  // Open loop: earliest pending arrival over the classes (in a fleet: the earliest handed over).
   double next_arrival_time(int32_t& cls) const {
+    if (fed_mode_) {
+      if (fed_.empty()) return std::numeric_limits<double>::infinity();
+      cls = fed_.front().cls;
+      return fed_.front().t;
+    }
     double best = std::numeric_limits<double>::infinity();
     for (size_t c = 0; c < next_arrival_.size(); ++c) {
       if (next_arrival_[c] < best) {
@@ -232,6 +289,14 @@ class Engine {
 
   void admit_arrivals_until(double t) {
     if (closed_) return;
+    if (fed_mode_) {
+      while (!fed_.empty() && fed_.front().t <= t) {
+        const Fed f = fed_.front();
+        fed_.pop_front();
+        new_request(f.cls, f.t, true, f.measured ? 1 : 0);
+      }
+      return;
+    }
     while (created_ < n_total_) {
       int32_t c = 0;
       const double at = next_arrival_time(c);
@@ -338,8 +403,8 @@ class Engine {
     r.st = St::done;
     list_remove(id);
     ++finished_;
-    const bool measured = id >= opt_.warmup_requests;
-    if (measured) {
+    ++finished_in_last_step_;
+    if (r.measured) {
       const auto c = static_cast<size_t>(r.cls);
       ttft_[c].push_back(r.first_token - r.arrival);
       e2e_[c].push_back(t - r.arrival);
@@ -368,6 +433,12 @@ class Engine {
     return window_start_ >= 0 && t >= window_start_ && (window_open_ended() || t < window_end_);
   }
 
+  struct Fed {
+    double t;
+    int32_t cls;
+    bool measured;
+  };
+
   const StepTable& table_;
   const ServingConfig& cfg_;
   const std::vector<RequestClass>& classes_;
@@ -376,7 +447,9 @@ class Engine {
   std::vector<ArrivalSampler> arrival_s_;
   std::vector<double> weights_, cum_weight_;
   Rng rng_;
-  int64_t n_total_;
+  int64_t n_total_;  // requests of the run; in a fleet, the most this engine may be handed
+  bool fed_mode_;    // arrivals come from a dispatcher (feed), not from this engine's samplers
+  std::deque<Fed> fed_;
   std::vector<Req> reqs_;
   IdDeque waiting_;
   std::vector<int32_t> prefilling_;  // running requests still in prefill, admission order
@@ -404,8 +477,7 @@ class Engine {
   int64_t created_ = 0, finished_ = 0, preemptions_ = 0;
 
   double window_start_ = -1, window_end_ = -1;
-  int64_t arrivals_in_window_ = 0, completed_in_window_ = 0;
-  double out_tokens_in_window_ = 0, in_tokens_in_window_ = 0;
+  int64_t arrivals_in_window_ = 0;
   double busy_ = 0, batch_time_ = 0, kv_time_ = 0, kv_max_ = 0, queue_max_ = 0;
   double wait_sum_ = 0;
   int64_t in_system_at_start_ = 0, in_system_at_end_ = 0;
@@ -420,38 +492,59 @@ class Engine {
     double waited_s;
   };
   std::vector<Cohort> cohorts_;
-};
 
-ServingResult Engine::run() {
-  closed_ = opt_.closed_loop_clients > 0;
-  round_trip_ = closed_ && opt_.closed_loop_round_trip;
-  double t = 0;
+  // Loop state between steps.
+  double t_ = 0;
   // Index of the next step in which decodes run. Decoder bookkeeping (finish step, block phase)
   // counts these steps only, so prefill-only steps (chunking off) do not advance decoders.
-  int64_t dstep = 0;
-  bool aborted = false;
+  int64_t dstep_ = 0;
+  bool aborted_ = false;
+  int64_t finished_in_last_step_ = 0;  // requests the last step finished (at its end, t_)
+};
+
+void Engine::begin() {
+  closed_ = opt_.closed_loop_clients > 0;
+  round_trip_ = closed_ && opt_.closed_loop_round_trip;
+  t_ = 0;
+  dstep_ = 0;
+  aborted_ = false;
   if (closed_) {
     const int64_t n0 = std::min<int64_t>(opt_.closed_loop_clients, n_total_);
     for (int64_t i = 0; i < n0; ++i) new_request(pick_class(), 0);
-  } else {
+  } else if (!fed_mode_) {
     next_arrival_.resize(classes_.size());
     for (size_t c = 0; c < classes_.size(); ++c) next_arrival_[c] = arrival_s_[c].next_gap_s(rng_);
   }
-  const int64_t budget0 = cfg_.max_batched_tokens;
+}
 
-  while (finished_ < n_total_) {
+ServingResult Engine::run() {
+  begin();
+  while (step() == Status::ran) {
+  }
+  return result({this});
+}
+
+// One pass of the engine loop: admit what has arrived, schedule a step, run it. `stop` when the
+// run is over (every request finished, nothing left to arrive, or aborted); `idle` (fleet only)
+// when the engine has nothing to do until the dispatcher hands it a request.
+Engine::Status Engine::step() {
+  if (!fed_mode_ && finished_ >= n_total_) return Status::stop;
+  double& t = t_;
+  int64_t& dstep = dstep_;
+  const int64_t budget0 = cfg_.max_batched_tokens;
+  {
     admit_arrivals_until(t);
     if (running_ == 0 && waiting_.empty()) deliver_in_transit();  // an idle engine waits for them
     if (running_ == 0 && waiting_.empty()) {
       int32_t c = 0;
       const double at = closed_ ? std::numeric_limits<double>::infinity() : next_arrival_time(c);
-      if (!std::isfinite(at)) break;  // nothing left to do
+      if (!std::isfinite(at)) return fed_mode_ ? Status::idle : Status::stop;  // nothing to do
       t = at;
       admit_arrivals_until(t);
     }
     if (static_cast<int64_t>(waiting_.size()) > max_waiting_) {
-      aborted = true;
-      break;
+      aborted_ = true;
+      return Status::stop;
     }
     queue_max_ = std::max(queue_max_, static_cast<double>(waiting_.size()));
 
@@ -543,14 +636,15 @@ ServingResult Engine::run() {
       // Only partial prefills that cannot get a block: free memory by preempting the newest.
       if (running_ > 0) {
         preempt_tail(dstep);
-        continue;
+        return Status::ran;
       }
       // Nothing runs and the head cannot be admitted: cannot happen after length clipping.
-      aborted = true;
-      break;
+      aborted_ = true;
+      return Status::stop;
     }
 
     // ---- run it ----
+    finished_in_last_step_ = 0;
     const double ctx = (prefill_ctx_weighted + dec_ctx_sum_) / (prefill_tokens + decodes);
     const double dt = table_.step_s(prefill_tokens, decodes, ctx);
     if (in_window(t)) {
@@ -616,47 +710,70 @@ ServingResult Engine::run() {
       finish(e.id, t);
     }
   }
+  return Status::ran;
+}
 
-  // ---- results ----
+ServingResult Engine::result(const std::vector<Engine*>& fleet, int64_t queued_growth,
+                             bool overflow) {
   ServingResult res;
   // The measurement window [w0, w1): first measured arrival to last arrival; or [w0, end of the
   // run], closed, when it is open-ended: a run of N requests queued at once is measured as its
   // benchmark measures it (trtllm-bench, MLPerf Offline), N over the makespan, the requests that
-  // finish in the last step included.
+  // finish in the last step included. A fleet's dispatcher sets the same window on every engine.
   const bool open_end = window_open_ended();
+  double t_end = 0;
+  for (const Engine* e : fleet) t_end = std::max(t_end, e->t_);
   const double w0 = std::max(0.0, window_start_);
-  const double w1 = open_end ? t : window_end_;
+  const double w1 = open_end ? t_end : window_end_;
   const double window = std::max(w1 - w0, 1e-300);
+  const auto engines = static_cast<double>(fleet.size());
   res.simulated_s = window;
   res.requests_measured = 0;
-  res.preemptions = preemptions_;
-  res.utilisation = std::min(1.0, busy_ / window);
-  res.mean_batch = busy_ > 0 ? batch_time_ / busy_ : 0;
-  res.kv_occupancy_mean = kv_time_ / window;
-  res.kv_occupancy_max = kv_max_;
-  res.queue_max = queue_max_;
-  // Completions inside the window, counted once the window is known.
-  for (const Req& r : reqs_) {
-    if (r.finished_at >= w0 && (r.finished_at < w1 || (open_end && r.finished_at <= w1))) {
-      ++completed_in_window_;
-      out_tokens_in_window_ += static_cast<double>(r.output);
-      in_tokens_in_window_ += static_cast<double>(r.prompt);
+  double busy = 0, batch_time = 0, kv_time = 0, wait_sum = 0;
+  int64_t completed = 0, arrivals = 0;
+  double out_tokens = 0, in_tokens = 0;
+  bool aborted = overflow;
+  int64_t growth_all = queued_growth;
+  res.preemptions = 0;
+  res.kv_occupancy_max = 0;
+  res.queue_max = 0;
+  for (const Engine* e : fleet) {
+    res.preemptions += e->preemptions_;
+    busy += e->busy_;
+    batch_time += e->batch_time_;
+    kv_time += e->kv_time_;
+    wait_sum += e->wait_sum_;
+    res.kv_occupancy_max = std::max(res.kv_occupancy_max, e->kv_max_);
+    res.queue_max = std::max(res.queue_max, e->queue_max_);
+    arrivals += e->arrivals_in_window_;
+    growth_all += e->in_system_at_end_ - e->in_system_at_start_;
+    aborted = aborted || e->aborted_;
+    // Completions inside the window, counted once the window is known.
+    for (int64_t i = 0; i < e->created_; ++i) {
+      const Req& r = e->reqs_[static_cast<size_t>(i)];
+      if (r.finished_at >= w0 && (r.finished_at < w1 || (open_end && r.finished_at <= w1))) {
+        ++completed;
+        out_tokens += static_cast<double>(r.output);
+        in_tokens += static_cast<double>(r.prompt);
+      }
     }
   }
-  res.throughput_rps = static_cast<double>(completed_in_window_) / window;
-  res.output_tokens_per_s = out_tokens_in_window_ / window;
-  res.input_tokens_per_s = in_tokens_in_window_ / window;
-  res.offered_qps =
-      closed_ ? res.throughput_rps : static_cast<double>(arrivals_in_window_) / window;
+  res.utilisation = std::min(1.0, busy / (engines * window));
+  res.mean_batch = busy > 0 ? batch_time / busy : 0;
+  res.kv_occupancy_mean = kv_time / (engines * window);
+  res.throughput_rps = static_cast<double>(completed) / window;
+  res.output_tokens_per_s = out_tokens / window;
+  res.input_tokens_per_s = in_tokens / window;
+  res.offered_qps = closed_ ? res.throughput_rps : static_cast<double>(arrivals) / window;
   // Stability: the number in system grew by less than 5% of the window's arrivals (plus 50
-  // requests of slack for noise), and the run was not cut short by the waiting-queue cap.
+  // requests of slack an engine for noise), and the run was not cut short by the waiting-queue
+  // cap.
   bool stable = !aborted;
   if (!closed_ && stable) {
-    const double growth = static_cast<double>(in_system_at_end_ - in_system_at_start_);
-    stable = growth <= 0.05 * static_cast<double>(arrivals_in_window_) + 50;
+    stable = static_cast<double>(growth_all) <= 0.05 * static_cast<double>(arrivals) + 50 * engines;
   }
   res.stable = stable;
-  if (aborted) {
+  if (aborted && !overflow) {
     res.note = fmt::format("unstable: more than {} requests waiting", max_waiting_);
   } else if (!stable) {
     res.note = "unstable: the number of requests in the system kept growing";
@@ -664,39 +781,171 @@ ServingResult Engine::run() {
   int64_t measured = 0;
   res.classes.resize(classes_.size());
   std::vector<double> all_ttft, all_tpot, all_e2e, all_wait;
+  GapHistogram itl;
+  for (const Engine* e : fleet) itl.merge(e->itl_);
+  std::vector<std::vector<double>> ttft(classes_.size()), tpot(classes_.size()),
+      e2e(classes_.size()), wait(classes_.size());
   for (size_t c = 0; c < classes_.size(); ++c) {
+    for (const Engine* e : fleet) {
+      ttft[c].insert(ttft[c].end(), e->ttft_[c].begin(), e->ttft_[c].end());
+      tpot[c].insert(tpot[c].end(), e->tpot_[c].begin(), e->tpot_[c].end());
+      e2e[c].insert(e2e[c].end(), e->e2e_[c].begin(), e->e2e_[c].end());
+      wait[c].insert(wait[c].end(), e->wait_[c].begin(), e->wait_[c].end());
+    }
     ClassLatency& cl = res.classes[c];
     cl.name = classes_[c].name;
     const Sla& sla = classes_[c].sla;
-    measured += static_cast<int64_t>(e2e_[c].size());
-    all_ttft.insert(all_ttft.end(), ttft_[c].begin(), ttft_[c].end());
-    all_tpot.insert(all_tpot.end(), tpot_[c].begin(), tpot_[c].end());
-    all_e2e.insert(all_e2e.end(), e2e_[c].begin(), e2e_[c].end());
-    all_wait.insert(all_wait.end(), wait_[c].begin(), wait_[c].end());
-    if (sla.ttft.set()) cl.ttft_at_sla_s = detail::percentile_of(ttft_[c], sla.ttft.percentile);
-    if (sla.tpot.set()) cl.tpot_at_sla_s = detail::percentile_of(tpot_[c], sla.tpot.percentile);
-    if (sla.e2e.set()) cl.e2e_at_sla_s = detail::percentile_of(e2e_[c], sla.e2e.percentile);
-    cl.ttft = detail::summarise(ttft_[c]);
-    cl.tpot = detail::summarise(tpot_[c]);
-    cl.e2e = detail::summarise(e2e_[c]);
-    cl.queue_wait = detail::summarise(wait_[c]);
+    measured += static_cast<int64_t>(e2e[c].size());
+    all_ttft.insert(all_ttft.end(), ttft[c].begin(), ttft[c].end());
+    all_tpot.insert(all_tpot.end(), tpot[c].begin(), tpot[c].end());
+    all_e2e.insert(all_e2e.end(), e2e[c].begin(), e2e[c].end());
+    all_wait.insert(all_wait.end(), wait[c].begin(), wait[c].end());
+    if (sla.ttft.set()) cl.ttft_at_sla_s = detail::percentile_of(ttft[c], sla.ttft.percentile);
+    if (sla.tpot.set()) cl.tpot_at_sla_s = detail::percentile_of(tpot[c], sla.tpot.percentile);
+    if (sla.e2e.set()) cl.e2e_at_sla_s = detail::percentile_of(e2e[c], sla.e2e.percentile);
+    cl.ttft = detail::summarise(ttft[c]);
+    cl.tpot = detail::summarise(tpot[c]);
+    cl.e2e = detail::summarise(e2e[c]);
+    cl.queue_wait = detail::summarise(wait[c]);
     detail::judge_sla(cl, sla, stable);
   }
   res.requests_measured = measured;
-  res.queue_mean = wait_sum_ / std::max(window, t - w0);
+  res.queue_mean = wait_sum / std::max(window, t_end - w0);
   res.all.name = "all";
   res.all.ttft = detail::summarise(all_ttft);
   res.all.tpot = detail::summarise(all_tpot);
   res.all.e2e = detail::summarise(all_e2e);
   res.all.queue_wait = detail::summarise(all_wait);
-  res.itl = itl_.summary();
+  res.itl = itl.summary();
   res.all.throughput_rps = res.throughput_rps;
   for (size_t c = 0; c < classes_.size(); ++c) {
-    res.classes[c].throughput_rps = res.throughput_rps * static_cast<double>(e2e_[c].size()) /
+    res.classes[c].throughput_rps = res.throughput_rps * static_cast<double>(e2e[c].size()) /
                                     std::max(1.0, static_cast<double>(measured));
   }
   detail::judge_all(res);
   return res;
+}
+
+// A fleet of `opt.replicas` identical engines behind one dispatcher, at the total load. The
+// arrivals are drawn once, in time order; before any engine starts a step at time t, every arrival
+// up to t has been dispatched, so an engine's state when a request is handed to it is at most one
+// of its steps ahead of the arrival (the harnesses' own counts move as responses come back).
+ServingResult simulate_fleet(const StepTable& table, const ServingConfig& cfg,
+                             const std::vector<RequestClass>& classes, const SimOptions& opt,
+                             const std::vector<LengthSampler>& ps,
+                             const std::vector<LengthSampler>& os,
+                             const std::vector<ArrivalSampler>& as,
+                             const std::vector<double>& rates, int64_t total_blocks) {
+  const int n = opt.replicas;
+  const int64_t total = opt.warmup_requests + opt.requests;
+  // Balanced dispatch hands each engine about total / n; twice that plus slack is its room.
+  const int64_t room = std::min<int64_t>(total, 2 * (total / n) + 4096);
+  std::vector<SimOptions> opts(static_cast<size_t>(n), opt);
+  std::vector<std::unique_ptr<Engine>> own;
+  std::vector<Engine*> fleet;
+  for (int i = 0; i < n; ++i) {
+    // Each engine draws its requests' lengths from its own stream.
+    opts[static_cast<size_t>(i)].seed =
+        opt.seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1);
+    own.push_back(std::make_unique<Engine>(table, cfg, classes, opts[static_cast<size_t>(i)], ps,
+                                           os, std::vector<ArrivalSampler>{}, rates, total_blocks,
+                                           room));
+    fleet.push_back(own.back().get());
+    fleet.back()->begin();
+  }
+  Rng rng(opt.seed);
+  std::vector<double> next(classes.size());
+  for (size_t c = 0; c < classes.size(); ++c) next[c] = as[c].next_gap_s(rng);
+  // shared_queue: arrivals wait here until an engine starts a step and takes them.
+  struct Queued {
+    double t;
+    int32_t cls;
+    bool measured;
+  };
+  std::deque<Queued> queue;
+  int64_t created = 0;
+  int64_t queued_growth = 0;  // shared_queue: how much the queue grew over the window
+  bool overflow = false;
+  const int64_t max_queue =
+      opt.max_waiting > 0 ? opt.max_waiting : n * (50 * static_cast<int64_t>(cfg.max_seqs) + 10000);
+  const double inf = std::numeric_limits<double>::infinity();
+  while (!overflow) {
+    // The engine whose next step starts first, among those with work (shared_queue: an idle
+    // engine is free to take the queue's head when it arrives).
+    Engine* first = nullptr;
+    double t_first = inf;
+    for (Engine* e : fleet) {
+      if (e->has_work() && e->now() < t_first) {
+        first = e;
+        t_first = e->now();
+      }
+    }
+    size_t c = 0;
+    for (size_t k = 1; k < next.size(); ++k)
+      if (next[k] < next[c]) c = k;
+    const double a = created < total ? next[c] : inf;
+    if (opt.dispatch == Dispatch::shared_queue && !queue.empty()) {
+      // The head waits for the first engine to start a step at or after it with a free slot;
+      // an idle engine starts one as soon as it is there.
+      Engine* taker = nullptr;
+      double t_take = inf;
+      for (Engine* e : fleet) {
+        // A busy engine takes at the start of its next step, so only once that is past the head.
+        if (e->free_slots() <= 0 || (e->has_work() && e->now() < queue.front().t)) continue;
+        const double t_e = e->has_work() ? e->now() : std::max(e->now(), queue.front().t);
+        if (t_e < t_take) {
+          taker = e;
+          t_take = t_e;
+        }
+      }
+      if (taker != nullptr && t_take <= std::min(a, t_first)) {
+        // It takes every request that has arrived by then, up to its free slots.
+        for (int64_t k = taker->free_slots(); k > 0 && !queue.empty() && queue.front().t <= t_take;
+             --k) {
+          overflow =
+              overflow || !taker->feed(queue.front().t, queue.front().cls, queue.front().measured);
+          queue.pop_front();
+        }
+        continue;
+      }
+    }
+    if (std::isfinite(a) && a <= t_first) {
+      const bool measured = created >= opt.warmup_requests;
+      if (opt.dispatch == Dispatch::shared_queue) {
+        queue.push_back(Queued{a, static_cast<int32_t>(c), measured});
+        if (static_cast<int64_t>(queue.size()) > max_queue) {
+          overflow = true;
+          break;
+        }
+      } else {
+        // The engine with the fewest requests given and not finished; the first such on ties.
+        Engine* to = fleet.front();
+        for (Engine* e : fleet)
+          if (e->load_at(a) < to->load_at(a)) to = e;
+        overflow = !to->feed(a, static_cast<int32_t>(c), measured);
+      }
+      ++created;
+      if (created == opt.warmup_requests + 1) {
+        for (Engine* e : fleet) e->mark_window_start(a);
+        queued_growth -= static_cast<int64_t>(queue.size());
+      }
+      if (created == total) {
+        for (Engine* e : fleet) e->mark_window_end(a);
+        queued_growth += static_cast<int64_t>(queue.size());
+      }
+      next[c] = a + as[c].next_gap_s(rng);
+      continue;
+    }
+    if (first == nullptr) break;  // nothing runs and nothing is left to arrive
+    if (first->step() == Engine::Status::stop && first->aborted()) break;
+  }
+  ServingResult r = fleet.front()->result(fleet, queued_growth, overflow);
+  if (overflow) {
+    r.note = opt.dispatch == Dispatch::shared_queue && !queue.empty()
+                 ? fmt::format("unstable: more than {} requests waiting", max_queue)
+                 : fmt::format("unstable: one of {} replicas was handed over {} requests", n, room);
+  }
+  return r;
 }
 
 }  // namespace
@@ -715,6 +964,10 @@ Result<ServingResult> simulate(const StepTable& table, const ServingConfig& cfg,
     return Error{
         fmt::format("simulate: closed_loop_clients must be >= 0, got {}", opt.closed_loop_clients)};
   }
+  if (opt.replicas < 1)
+    return Error{fmt::format("simulate: replicas must be >= 1, got {}", opt.replicas)};
+  if (opt.replicas > 1 && opt.closed_loop_clients > 0)
+    return Error{"simulate: a fleet of replicas behind a dispatcher is simulated open loop only"};
   if (opt.warmup_requests + opt.requests > (int64_t{1} << 31) - 2)
     return Error{"simulate: at most 2^31 - 2 requests per run"};
   auto rates = detail::class_rates(classes, opt.total_qps);
@@ -742,6 +995,8 @@ Result<ServingResult> simulate(const StepTable& table, const ServingConfig& cfg,
       as.push_back(*a);
     }
   }
+  if (opt.replicas > 1)
+    return simulate_fleet(table, cfg, classes, opt, ps, os, as, *rates, total_blocks);
   Engine e(table, cfg, classes, opt, std::move(ps), std::move(os), std::move(as), *rates,
            total_blocks);
   return e.run();

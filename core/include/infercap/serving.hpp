@@ -8,7 +8,9 @@
 // the roofline `PerfModel`; tests use closed-form step models so queueing closed forms apply.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "infercap/result.hpp"
@@ -140,6 +142,28 @@ struct ServingResult {
 // ---------------------------------------------------------------------------------------------
 // The simulator.
 
+/// How a fleet of identical replicas shares its arrivals (SimOptions::replicas > 1).
+enum class Dispatch : unsigned char {
+  /// Each arrival goes to the replica with the fewest requests given to it and not finished
+  /// (queued or running), the first on ties: NVIDIA's MLPerf LLM harness between its TP/PP
+  /// groups (inference_results_v4.1 harness_llm/main_llm.cc, traffic_distribution_policy 2,
+  /// llm_server.cc getLeastBusyIdx) and its v5.1 llmlib in the Server scenario (config.py
+  /// traffic_distribution_policy "load_balancing", factory.py); least-request routers.
+  least_loaded,
+  /// One queue: a replica starting a step takes what has arrived, up to its free sequence slots
+  /// (NVIDIA's v4.1 harness within one process: llm_core.cc getInferenceRequest, called by each
+  /// engine's batch manager with the number of requests it can take).
+  shared_queue,
+};
+/// Dispatch as measurement rows spell it (the `dispatch` column).
+inline constexpr std::string_view kDispatchLeastLoadedName = "least_loaded";
+inline constexpr std::string_view kDispatchSharedQueueName = "shared_queue";
+inline std::optional<Dispatch> dispatch_from_name(std::string_view s) {
+  if (s == kDispatchLeastLoadedName) return Dispatch::least_loaded;
+  if (s == kDispatchSharedQueueName) return Dispatch::shared_queue;
+  return std::nullopt;
+}
+
 struct SimOptions {
   uint64_t seed = 1;
   int64_t requests = 20000;        ///< measured requests (after warm-up)
@@ -159,6 +183,12 @@ struct SimOptions {
   bool closed_loop_round_trip = false;
   /// Stop early (unstable) when this many requests are waiting. 0 = 50 * max_seqs + 10000.
   int64_t max_waiting = 0;
+  /// > 1: that many identical replicas behind one dispatcher (`dispatch`), simulated together at
+  /// the total load (open loop only); requests and warmup_requests count the whole fleet's, and
+  /// the result is the fleet's (throughputs of all replicas, latencies of all requests). 1: one
+  /// replica; a fleet that splits its load evenly at random is one replica at its share.
+  int replicas = 1;
+  Dispatch dispatch = Dispatch::least_loaded;
 };
 
 /// Step times tabulated once over (prefill tokens, decode batch, context) so a simulated step is

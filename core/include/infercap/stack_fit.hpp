@@ -5,11 +5,13 @@
 // (0, 1], overheads >= 0. A handful of parameters per stack and hardware class, never a factor
 // per row: what transfers to devices we have no rows for is physics, not memorised rows.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "infercap/calibration_profile.hpp"
 #include "infercap/perf.hpp"
+#include "infercap/serving.hpp"
 
 namespace infercap {
 
@@ -88,6 +90,10 @@ struct BenchCase {
   ServingMode serving = ServingMode::none;
   double request_rate_qps = 0;  ///< ServingMode::rate, all replicas together
   int replicas = 1;             ///< data-parallel copies (devices / (tp x pp)); load splits evenly
+  /// How a rate row's replicas share its arrivals, where the source says: nullopt = each replica
+  /// its own Poisson share (one replica simulated); else the fleet behind that dispatcher,
+  /// simulated together (SimOptions::replicas).
+  std::optional<Dispatch> dispatch;
   /// Engine limit on running sequences as the row states it (TensorRT-LLM max_batch_size, vLLM
   /// max_num_seqs); 0 = ServingCaseDefaults.
   int max_seqs = 0;
