@@ -103,6 +103,34 @@ BENCHMARK(BM_ServingSimulate)
     ->Args({200000, 90})
     ->Unit(benchmark::kMillisecond);
 
+// Eight replicas behind a least-loaded dispatcher (SimOptions::replicas), each at the per-replica
+// load of BM_ServingSimulate: the fleet's requests per second of wall time against one replica's
+// (the dispatcher scans the engines once per arrival and per step).
+void BM_ServingSimulateFleet(benchmark::State& state) {
+  const Fixture& f = fixture();
+  if (!f.table) {
+    state.SkipWithError("PerfModel or step table failed");
+    return;
+  }
+  std::vector<RequestClass> classes = f.classes;
+  classes[0].sla = Sla{};
+  auto cap = max_qps_within_sla(*f.step, f.cfg, classes);
+  constexpr int kReplicas = 8;
+  SimOptions opt;
+  opt.replicas = kReplicas;
+  opt.dispatch = Dispatch::least_loaded;
+  opt.requests = state.range(0);
+  opt.warmup_requests = 1000 * kReplicas;
+  opt.total_qps = kReplicas * (cap ? cap->qps : 1.0) * static_cast<double>(state.range(1)) / 100.0;
+  for (auto _ : state) {
+    auto r = simulate(*f.table, f.cfg, classes, opt);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * (opt.requests + opt.warmup_requests));
+  state.counters["qps"] = opt.total_qps;
+}
+BENCHMARK(BM_ServingSimulateFleet)->Args({200000, 70})->Unit(benchmark::kMillisecond);
+
 void BM_ServingAnalyze(benchmark::State& state) {
   const Fixture& f = fixture();
   if (!f.step) {
