@@ -865,6 +865,7 @@ ServingResult simulate_fleet(const StepTable& table, const ServingConfig& cfg,
   std::deque<Queued> queue;
   int64_t created = 0;
   int64_t queued_growth = 0;  // shared_queue: how much the queue grew over the window
+  size_t queue_max = 0;       // shared_queue: its longest
   bool overflow = false;
   const int64_t max_queue =
       opt.max_waiting > 0 ? opt.max_waiting : n * (50 * static_cast<int64_t>(cfg.max_seqs) + 10000);
@@ -913,6 +914,7 @@ ServingResult simulate_fleet(const StepTable& table, const ServingConfig& cfg,
       const bool measured = created >= opt.warmup_requests;
       if (opt.dispatch == Dispatch::shared_queue) {
         queue.push_back(Queued{a, static_cast<int32_t>(c), measured});
+        queue_max = std::max(queue_max, queue.size());
         if (static_cast<int64_t>(queue.size()) > max_queue) {
           overflow = true;
           break;
@@ -940,6 +942,8 @@ ServingResult simulate_fleet(const StepTable& table, const ServingConfig& cfg,
     if (first->step() == Engine::Status::stop && first->aborted()) break;
   }
   ServingResult r = fleet.front()->result(fleet, queued_growth, overflow);
+  // The requests waiting ahead of the engines: theirs and, with a shared queue, its own.
+  r.queue_max = std::max(r.queue_max, static_cast<double>(queue_max));
   if (overflow) {
     r.note = opt.dispatch == Dispatch::shared_queue && !queue.empty()
                  ? fmt::format("unstable: more than {} requests waiting", max_queue)

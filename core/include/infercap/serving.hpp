@@ -129,10 +129,11 @@ struct ServingResult {
   /// chunk lengthens every gap of its step, which is why ITL P99 exceeds TPOT P99. Simulator
   /// only (log-spaced histogram, 0.2% bins, each bin reported at its mean); analytic: zeros.
   LatencySummary itl;
-  int64_t preemptions = 0;        ///< recompute preemptions (KV blocks ran out)
-  double queue_mean = 0;          ///< waiting requests, time-averaged
-  double queue_max = 0;           ///< simulator: longest queue at a step start
-  bool stable = false;            ///< queue not growing (see docs/serving.md)
+  int64_t preemptions = 0;  ///< recompute preemptions (KV blocks ran out)
+  double queue_mean = 0;    ///< waiting requests, time-averaged
+  double queue_max = 0;  ///< simulator: longest queue at a step start (a fleet: of its engines' and
+                         ///< its shared queue)
+  bool stable = false;   ///< queue not growing (see docs/serving.md)
   bool meets_sla = false;         ///< stable and every class meets its SLA
   std::string note;               ///< why unstable / what limited the batch, in words
   int64_t requests_measured = 0;  ///< simulator: requests after warm-up; analytic: 0
