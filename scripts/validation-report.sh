@@ -501,7 +501,7 @@ PY
   echo "k moves N and every latency by about e / (1 - rho). The submission runs each TP2 pair near its"
   echo "capacity (Little's law: 75.1 / 4 qps x 45 s mean latency = 845 sequences at once per pair, of a"
   echo "gpu_batch_size of 1024, at 155 ms per output token); read at the stated rate the model, whose"
-  echo "Offline capacity is 15% above the measured one, served it at lower occupancy and put the"
+  echo "Offline capacity was then 15% above the measured one, served it at lower occupancy and put the"
   echo "latencies 67-81% short (50-86% before the GEMM p-norm below). Every open-loop run is warmed up"
   echo "by twice the batch cap and runs ten"
   echo "times it (a 300-request warm-up had measured the ramp, and the stability test failed loads the"
@@ -515,8 +515,9 @@ PY
   echo "v4.1 runs it moved the H100 TP2 means from -37% (TTFT), -39% (TPOT) and -39% (end to end) to"
   echo "-11%, -31% and -31%, and the H200 ones from +7%, -12% and -12% to +25%, +8% and +8% (with the"
   echo "rows' max_num_tokens, 4096, and MAX_UTILIZATION admission, the \`kv_admission\` column, also"
-  echo "stated now: below). Offline is +18% on the H100 pairs (3,623 tokens/s"
-  echo "a GPU where the submission gave 3,066) and +6% on the H200s (4,136 and 3,913). What a TP2 pair"
+  echo "stated now: below). Offline is +19% on the H100 pairs (3,649 tokens/s"
+  echo "a GPU where the submission gave 3,066) and +7% on the H200s (4,174 and 3,913), each run at the"
+  echo "samples it generated (the \`requests\` column). What a TP2 pair"
   echo "loses beyond the model's all-reduces is in no"
   echo "source read: that capacity error is the H100 latency gap, since near saturation a latency moves"
   echo "by the capacity error over 1 - utilisation, and the model's highest rate (+33%) carries it."
@@ -591,7 +592,7 @@ PY
   echo
   rows_md "-i $M/serving-mlperf.csv --stack tensorrt-llm-0.9" '^MLP-0(0[4-9]|1[013-9]|2[01])$'
   echo
-  echo "The launch costs take the H100 Offline row from +18% to +11% and its TTFT, TPOT and end-to-end"
+  echo "The launch costs take the H100 Offline row from +19% to +12% and its TTFT, TPOT and end-to-end"
   echo "means to +42%, -16% and -15%; but the H200 means go to +35%, +33% and +34%, and the H100 TTFT"
   echo "P99 reading to 3.5x. A cost paid per kernel on both GPUs cannot be the part of the H100 TP2 run"
   echo "that is missing, since the H200 run does not miss it; per-kernel launches from the host also"
