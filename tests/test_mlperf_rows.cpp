@@ -220,9 +220,10 @@ TEST_CASE("prompt points reach the simulator: alone, each request is its own len
 TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
   // serving-mlperf.csv: the Llama 2 70B rows carry the dataset's 32 points (mean 222.3 within
   // half a token), 4 replicas of TP2 on 8 H100, the Offline rows the samples their runs generated
-  // (the dataset's 24,576 repeated over 2400 s) and gpu_batch_size 896, the Server rows 1024 at 75.1 qps (8 TP1 H200s: 806 and 896), each
-  // with the FP8 KV cache its notes state; GPT-J stays unpredicted for its 4 beams. The v5.0
-  // file: H100 as TP1 x PP2 replicas, B200 as NVFP4 weights and activations.
+  // (the dataset's 24,576 repeated over 2400 s) and gpu_batch_size 896, the Server rows 1024
+  // at 75.1 qps (8 TP1 H200s: 806 and 896), each with the FP8 KV cache its notes state; GPT-J stays
+  // unpredicted for its 4 beams. The v5.0 file: H100 as TP1 x PP2 replicas, B200 as NVFP4 weights
+  // and activations.
   spec::Diagnostics d;
   const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
   const auto rows =

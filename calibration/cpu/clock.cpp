@@ -44,42 +44,38 @@ double chain_s(uint64_t n, bool mul) {
 
 #undef INFERCAP_CHAIN8
 
+// Both FMA probes below: one VFMADD231PS of register file r (zmm, ymm), sources a and b into
+// accumulator n; they overwrite vector registers 0-15 (xmm names the whole zmm / ymm register).
+#define INFERCAP_FMA(r, a, b, n) "vfmadd231ps %%" r #a ", %%" r #b ", %%" r #n "\n\t"
+#define INFERCAP_FMA_CLOBBERS                                                                     \
+  "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
+      "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
 // `trips` loop trips of twelve independent FMAs on zmm0-11 (bits 512) or ymm0-11 (256), sources
 // zmm/ymm12-13 set to 0 (no denormals, no exceptions); returns seconds.
 double fma_s(uint64_t trips, int bits) {
 #if defined(__x86_64__)
-// One FMA into accumulator n of register file r (zmm, ymm); twelve of them a loop trip.
-#define INFERCAP_FMA(r, n) "vfmadd231ps %%" r "12, %%" r "13, %%" r #n "\n\t"
-#define INFERCAP_FMA12(r)                                                                        \
-  INFERCAP_FMA(r, 0)                                                                             \
-  INFERCAP_FMA(r, 1)                                                                             \
-  INFERCAP_FMA(r, 2)                                                                             \
-  INFERCAP_FMA(r, 3) INFERCAP_FMA(r, 4) INFERCAP_FMA(r, 5) INFERCAP_FMA(r, 6) INFERCAP_FMA(r, 7) \
-      INFERCAP_FMA(r, 8) INFERCAP_FMA(r, 9) INFERCAP_FMA(r, 10) INFERCAP_FMA(r, 11)
-// Both variants overwrite vector registers 0-13 (xmm names the whole zmm / ymm register).
-#define INFERCAP_FMA_CLOBBERS                                                                    \
-  "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
-      "xmm11", "xmm12", "xmm13"
   uint64_t count = trips;
   const auto t0 = std::chrono::steady_clock::now();
+  // clang-format off
+#define INFERCAP_FMA12(r)                                                         \
+  INFERCAP_FMA(r, 12, 13, 0) INFERCAP_FMA(r, 12, 13, 1) INFERCAP_FMA(r, 12, 13, 2)  \
+  INFERCAP_FMA(r, 12, 13, 3) INFERCAP_FMA(r, 12, 13, 4) INFERCAP_FMA(r, 12, 13, 5)  \
+  INFERCAP_FMA(r, 12, 13, 6) INFERCAP_FMA(r, 12, 13, 7) INFERCAP_FMA(r, 12, 13, 8)  \
+  INFERCAP_FMA(r, 12, 13, 9) INFERCAP_FMA(r, 12, 13, 10) INFERCAP_FMA(r, 12, 13, 11)
   if (bits == 512) {
     __asm__ volatile(
         "vpxord %%zmm12, %%zmm12, %%zmm12\n\tvpxord %%zmm13, %%zmm13, %%zmm13\n\t"
         "1:\n\t" INFERCAP_FMA12("zmm") "sub $1, %0\n\tjnz 1b\n\t"
-        : "+r"(count)
-        :
-        : INFERCAP_FMA_CLOBBERS);
+        : "+r"(count) : : INFERCAP_FMA_CLOBBERS);
   } else {
     __asm__ volatile(
         "vxorps %%ymm12, %%ymm12, %%ymm12\n\tvxorps %%ymm13, %%ymm13, %%ymm13\n\t"
         "1:\n\t" INFERCAP_FMA12("ymm") "sub $1, %0\n\tjnz 1b\n\tvzeroupper\n\t"
-        : "+r"(count)
-        :
-        : INFERCAP_FMA_CLOBBERS);
+        : "+r"(count) : : INFERCAP_FMA_CLOBBERS);
   }
-#undef INFERCAP_FMA_CLOBBERS
 #undef INFERCAP_FMA12
-#undef INFERCAP_FMA
+  // clang-format on
   const auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration<double>(t1 - t0).count();
 #else
@@ -96,47 +92,43 @@ double fma_s(uint64_t trips, int bits) {
 // 8 x 32 bytes of fp16 zeros (L1-resident: the loads never miss). Returns seconds.
 double f16_fma_s(uint64_t trips, int bits, const void* src) {
 #if defined(__x86_64__)
-#define INFERCAP_F16_FMA(r, a, b, n) "vfmadd231ps %%" r #a ", %%" r #b ", %%" r #n "\n\t"
-#define INFERCAP_F16_CLOBBERS                                                                     \
-  "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
-      "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
   uint64_t count = trips;
   const auto t0 = std::chrono::steady_clock::now();
+  // clang-format off
   if (bits == 512) {
     // 5 conversions (ymm memory -> zmm), 12 FMAs.
     __asm__ volatile(
         "1:\n\t"
-        "vcvtph2ps 0(%1), %%zmm12\n\tvcvtph2ps 32(%1), %%zmm13\n\t"  //
-        INFERCAP_F16_FMA("zmm", 12, 13, 0) INFERCAP_F16_FMA("zmm", 12, 13, 1) INFERCAP_F16_FMA(
-            "zmm", 12, 13, 2) INFERCAP_F16_FMA("zmm", 12, 13, 3) "vcvtph2ps 64(%1), %%zmm14\n\t"  //
-        INFERCAP_F16_FMA("zmm", 12, 14, 4) INFERCAP_F16_FMA("zmm", 13, 14, 5)
-            INFERCAP_F16_FMA("zmm", 12, 14, 6) INFERCAP_F16_FMA(
-                "zmm", 13, 14, 7) "vcvtph2ps 96(%1), %%zmm15\n\tvcvtph2ps 128(%1), %%zmm13\n\t"  //
-        INFERCAP_F16_FMA("zmm", 14, 15, 8) INFERCAP_F16_FMA("zmm", 13, 15, 9) INFERCAP_F16_FMA(
-            "zmm", 14, 15, 10) INFERCAP_F16_FMA("zmm", 13, 15, 11) "sub $1, %0\n\tjnz 1b\n\t"
-        : "+r"(count)
-        : "r"(src)
-        : INFERCAP_F16_CLOBBERS);
+        "vcvtph2ps 0(%1), %%zmm12\n\tvcvtph2ps 32(%1), %%zmm13\n\t"
+        INFERCAP_FMA("zmm", 12, 13, 0) INFERCAP_FMA("zmm", 12, 13, 1)
+        INFERCAP_FMA("zmm", 12, 13, 2) INFERCAP_FMA("zmm", 12, 13, 3)
+        "vcvtph2ps 64(%1), %%zmm14\n\t"
+        INFERCAP_FMA("zmm", 12, 14, 4) INFERCAP_FMA("zmm", 13, 14, 5)
+        INFERCAP_FMA("zmm", 12, 14, 6) INFERCAP_FMA("zmm", 13, 14, 7)
+        "vcvtph2ps 96(%1), %%zmm15\n\tvcvtph2ps 128(%1), %%zmm13\n\t"
+        INFERCAP_FMA("zmm", 14, 15, 8) INFERCAP_FMA("zmm", 13, 15, 9)
+        INFERCAP_FMA("zmm", 14, 15, 10) INFERCAP_FMA("zmm", 13, 15, 11)
+        "sub $1, %0\n\tjnz 1b\n\t"
+        : "+r"(count) : "r"(src) : INFERCAP_FMA_CLOBBERS);
   } else {
     // 7 conversions (xmm memory -> ymm), 12 FMAs.
     __asm__ volatile(
         "1:\n\t"
-        "vcvtph2ps 0(%1), %%ymm12\n\tvcvtph2ps 16(%1), %%ymm13\n\t"  //
-        INFERCAP_F16_FMA("ymm", 12, 13, 0) INFERCAP_F16_FMA(
-            "ymm", 12, 13, 1) "vcvtph2ps 32(%1), %%ymm14\n\tvcvtph2ps 48(%1), %%ymm15\n\t"  //
-        INFERCAP_F16_FMA("ymm", 14, 15, 2) INFERCAP_F16_FMA("ymm", 14, 15, 3)
-            INFERCAP_F16_FMA("ymm", 12, 15, 4) INFERCAP_F16_FMA(
-                "ymm", 13, 14, 5) "vcvtph2ps 64(%1), %%ymm12\n\tvcvtph2ps 80(%1), %%ymm13\n\t"  //
-        INFERCAP_F16_FMA("ymm", 12, 13, 6) INFERCAP_F16_FMA("ymm", 12, 14, 7)
-            INFERCAP_F16_FMA("ymm", 13, 15, 8) "vcvtph2ps 96(%1), %%ymm14\n\t"  //
-        INFERCAP_F16_FMA("ymm", 12, 14, 9) INFERCAP_F16_FMA("ymm", 13, 14, 10)
-            INFERCAP_F16_FMA("ymm", 14, 15, 11) "sub $1, %0\n\tjnz 1b\n\tvzeroupper\n\t"
-        : "+r"(count)
-        : "r"(src)
-        : INFERCAP_F16_CLOBBERS);
+        "vcvtph2ps 0(%1), %%ymm12\n\tvcvtph2ps 16(%1), %%ymm13\n\t"
+        INFERCAP_FMA("ymm", 12, 13, 0) INFERCAP_FMA("ymm", 12, 13, 1)
+        "vcvtph2ps 32(%1), %%ymm14\n\tvcvtph2ps 48(%1), %%ymm15\n\t"
+        INFERCAP_FMA("ymm", 14, 15, 2) INFERCAP_FMA("ymm", 14, 15, 3)
+        INFERCAP_FMA("ymm", 12, 15, 4) INFERCAP_FMA("ymm", 13, 14, 5)
+        "vcvtph2ps 64(%1), %%ymm12\n\tvcvtph2ps 80(%1), %%ymm13\n\t"
+        INFERCAP_FMA("ymm", 12, 13, 6) INFERCAP_FMA("ymm", 12, 14, 7)
+        INFERCAP_FMA("ymm", 13, 15, 8)
+        "vcvtph2ps 96(%1), %%ymm14\n\t"
+        INFERCAP_FMA("ymm", 12, 14, 9) INFERCAP_FMA("ymm", 13, 14, 10)
+        INFERCAP_FMA("ymm", 14, 15, 11)
+        "sub $1, %0\n\tjnz 1b\n\tvzeroupper\n\t"
+        : "+r"(count) : "r"(src) : INFERCAP_FMA_CLOBBERS);
   }
-#undef INFERCAP_F16_CLOBBERS
-#undef INFERCAP_F16_FMA
+  // clang-format on
   const auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration<double>(t1 - t0).count();
 #else
@@ -147,44 +139,35 @@ double f16_fma_s(uint64_t trips, int bits, const void* src) {
 #endif
 }
 
-// Best FLOP/s of 64 short runs after a warm-up; `run(trips)` returns seconds. 0 if implausible.
+#undef INFERCAP_FMA_CLOBBERS
+#undef INFERCAP_FMA
+
+// fp32 FLOP/s of a probe of twelve FMAs a trip at `bits` (512 or 256; else 0): the best of 64
+// runs of ~0.5 ms (330,000 trips at two FMAs a cycle and 4 GHz) after a 20 ms warm-up;
+// `run(trips)` returns seconds (0 where the probe does not exist). 0 if implausible.
 template <class Run>
-double best_rate(Run run, uint64_t trips, double flop_per_trip) {
-  run(40 * trips);  // warm-up: the core ramps up (and, on Intel, into its AVX licence)
+double best_fma_rate(int bits, Run run) {
+  if (bits != 512 && bits != 256) return 0;
+  constexpr uint64_t kTrips = 330'000;
+  const double flop_per_trip = 12.0 * 2 * static_cast<double>(bits) / 32;
+  run(40 * kTrips);  // warm-up: the core ramps up (and, on Intel, into its AVX licence)
   double best = 0;
   for (int i = 0; i < 64; ++i) {
-    const double s = run(trips);
-    if (s > 0) best = std::max(best, flop_per_trip * static_cast<double>(trips) / s);
+    const double s = run(kTrips);
+    if (s > 0) best = std::max(best, flop_per_trip * static_cast<double>(kTrips) / s);
   }
   return best >= 1e9 && best <= 1e13 ? best : 0;
 }
 
-// 12 FMAs a trip; ~0.5 ms a run at two FMAs a cycle and 4 GHz.
-constexpr uint64_t kFmaTrips = 330'000;
-
 }  // namespace
 
 double measure_f16_fma_flops_per_s(int bits) {
-#if defined(__x86_64__)
-  if (bits != 512 && bits != 256) return 0;
   alignas(64) static const uint16_t kZeros[128] = {};  // fp16 +0.0
-  return best_rate([&](uint64_t n) { return f16_fma_s(n, bits, kZeros); }, kFmaTrips,
-                   12.0 * 2 * static_cast<double>(bits) / 32);
-#else
-  (void)bits;
-  return 0;
-#endif
+  return best_fma_rate(bits, [bits](uint64_t n) { return f16_fma_s(n, bits, kZeros); });
 }
 
 double measure_fma_flops_per_s(int bits) {
-#if defined(__x86_64__)
-  if (bits != 512 && bits != 256) return 0;
-  return best_rate([bits](uint64_t n) { return fma_s(n, bits); }, kFmaTrips,
-                   12.0 * 2 * static_cast<double>(bits) / 32);
-#else
-  (void)bits;
-  return 0;
-#endif
+  return best_fma_rate(bits, [bits](uint64_t n) { return fma_s(n, bits); });
 }
 
 double measure_core_clock_hz() {
