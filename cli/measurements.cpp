@@ -199,20 +199,16 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     }
     if (given("max_batch")) whole("max_batch", r.max_batch);
     if (given("max_num_tokens")) whole("max_num_tokens", r.max_num_tokens);
-    if (given("kv_admission") && !get("kv_admission").empty()) {
-      r.kv_admission = kv_admission_from_name(get("kv_admission"));
-      if (!r.kv_admission) {
-        fail("kv_admission", fmt::format("expected {} or {}, found '{}'", kKvAdmissionPromptName,
-                                         kKvAdmissionFullSequenceName, get("kv_admission")));
-      }
-    }
-    if (given("dispatch") && !get("dispatch").empty()) {
-      r.dispatch = dispatch_from_name(get("dispatch"));
-      if (!r.dispatch) {
-        fail("dispatch", fmt::format("expected {} or {}, found '{}'", kDispatchLeastLoadedName,
-                                     kDispatchSharedQueueName, get("dispatch")));
-      }
-    }
+    // A column of one of two words (empty: not stated), read by its enum's from_name.
+    auto either = [&](Col c, auto& out, auto from_name, std::string_view a, std::string_view b) {
+      if (!given(c) || get(c).empty()) return;
+      out = from_name(get(c));
+      if (!out) fail(c, fmt::format("expected {} or {}, found '{}'", a, b, get(c)));
+    };
+    either("kv_admission", r.kv_admission, kv_admission_from_name, kKvAdmissionPromptName,
+           kKvAdmissionFullSequenceName);
+    either("dispatch", r.dispatch, dispatch_from_name, kDispatchLeastLoadedName,
+           kDispatchSharedQueueName);
     if (given("beams")) whole("beams", r.beams);
     if (given("requests")) whole("requests", r.requests);
     if (given("pp")) whole("pp", r.pp);
