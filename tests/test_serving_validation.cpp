@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "catalog_fixture.hpp"
 #include "infercap/serving.hpp"
 #include "infercap/spec/catalog.hpp"
 #include "infercap/stack_fit.hpp"
@@ -27,6 +28,16 @@ spec::Diagnostics refusal(const std::string& path, const std::string& csv) {
   CHECK(cli::read_measurements(path, bad).empty());
   REQUIRE(bad.has_errors());
   return bad;
+}
+
+// Writes `csv` to `path`, reads it as a measurement file whose rows all read, and maps them
+// against the project's catalog.
+std::vector<cli::MappedRow> mapped(const std::string& path, const std::string& csv) {
+  std::ofstream(path) << csv;
+  spec::Diagnostics d;
+  const auto rows = cli::read_measurements(path, d);
+  REQUIRE_FALSE(d.has_errors());
+  return cli::map_measurements(rows, test::project_catalog().catalog);
 }
 
 }  // namespace
@@ -85,28 +96,22 @@ TEST_CASE("per-token ITL: its mean is the per-request TPOT mean; its P99 sees pr
 TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as stated",
           "[unit]") {
   const std::string path = infercap::testing::tmp_path("infercap-test-serving-validation.csv");
-  {
-    std::ofstream f(path);
-    f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-         "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision,max_batch,"
-         "beams,requests\n"
-      << "V-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
-      << "V-2,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,tpot_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
-      << "V-3,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_p99,30,ms,vLLM,,1,concurrency,,FP8,"
-         "64,,\n"
-      << "V-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_median,90,ms,vLLM,,1,rate,2,,,,\n"
-      << "V-5,x,h100-sxm,1,,gpt-j-6b,,FP8,800,100,,requests_per_s,13,requests/s,TensorRT-LLM,,1,"
-         "offline,,,,4,\n"
-      << "V-7,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,e2e_latency_p99,2,s,vLLM,,1,rate,2,,,1,\n"
-      << "V-8,x,h200,1,,llama-3.1-8b,,FP8,128,128,,offline_output_tokens_per_s,27911,tokens/s,"
-         "TensorRT-LLM,,1,offline,,,,,30000\n";
-  }
-  spec::Diagnostics d;
-  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-  const auto rows = cli::read_measurements(path, d);
-  REQUIRE_FALSE(d.has_errors());
-  REQUIRE(rows.size() == 7);
-  const auto m = cli::map_measurements(rows, catalog);
+  const auto m = mapped(
+      path,
+      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+      "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision,max_batch,"
+      "beams,requests\n"
+      "V-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
+      "V-2,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,tpot_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
+      "V-3,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_p99,30,ms,vLLM,,1,concurrency,,FP8,"
+      "64,,\n"
+      "V-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_median,90,ms,vLLM,,1,rate,2,,,,\n"
+      "V-5,x,h100-sxm,1,,gpt-j-6b,,FP8,800,100,,requests_per_s,13,requests/s,TensorRT-LLM,,1,"
+      "offline,,,,4,\n"
+      "V-7,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,e2e_latency_p99,2,s,vLLM,,1,rate,2,,,1,\n"
+      "V-8,x,h200,1,,llama-3.1-8b,,FP8,128,128,,offline_output_tokens_per_s,27911,tokens/s,"
+      "TensorRT-LLM,,1,offline,,,,,30000\n");
+  REQUIRE(m.size() == 7);
   REQUIRE(m[0].bench);
   CHECK(m[0].bench->metric == BenchMetric::serving_itl_mean_s);  // vLLM's pooled ITL
   CHECK(m[0].bench->measured == Approx(0.009));
@@ -167,18 +172,15 @@ TEST_CASE("dispatch column: a rate row's replicas run behind their dispatcher", 
   const std::string head =
       "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
       "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,dispatch\n";
-  std::ofstream(path) << head
-                      << "D-1,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
-                         "tokens/s,vLLM,,1,rate,4,\n"
-                      << "D-2,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
-                         "tokens/s,vLLM,,1,rate,4,least_loaded\n"
-                      << "D-3,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
-                         "tokens/s,vLLM,,1,rate,4,shared_queue\n";
-  spec::Diagnostics d;
-  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-  const auto rows = cli::read_measurements(path, d);
-  REQUIRE_FALSE(d.has_errors());
-  const auto m = cli::map_measurements(rows, catalog);
+  const auto m =
+      mapped(path, head +
+                       "D-1,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
+                       "tokens/s,vLLM,,1,rate,4,\n"
+                       "D-2,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
+                       "tokens/s,vLLM,,1,rate,4,least_loaded\n"
+                       "D-3,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
+                       "tokens/s,vLLM,,1,rate,4,shared_queue\n");
+  const spec::Catalog& catalog = test::project_catalog().catalog;
   REQUIRE(m.size() == 3);
   REQUIRE(m[0].bench);
   REQUIRE(m[1].bench);
@@ -214,20 +216,14 @@ TEST_CASE("moe_routing column: same_experts reaches the deployment; bad values a
   const std::string header =
       "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
       "batch,metric,value,unit,stack,notes,tp,moe_routing\n";
-  {
-    std::ofstream f(path);
-    f << header
-      << "R-1,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,same_experts\n"
-      << "R-2,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,uniform\n"
-      << "R-3,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,\n"
-      << "R-4,x,h200,1,,llama-3.1-8b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,1,same_experts\n";
-  }
-  spec::Diagnostics d;
-  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-  const auto rows = cli::read_measurements(path, d);
-  REQUIRE_FALSE(d.has_errors());
-  REQUIRE(rows.size() == 4);
-  const auto m = cli::map_measurements(rows, catalog);
+  const std::string rows =
+      "R-1,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,same_experts\n"
+      "R-2,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,uniform\n"
+      "R-3,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,\n"
+      "R-4,x,h200,1,,llama-3.1-8b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,1,same_experts\n";
+  const auto m = mapped(path, header + rows);
+  REQUIRE(m.size() == 4);
+  const spec::Catalog& catalog = test::project_catalog().catalog;
   REQUIRE(m[0].bench);
   CHECK(m[0].bench->deployment.moe_routing == MoeRouting::same_experts);
   REQUIRE(m[1].bench);
@@ -384,24 +380,19 @@ TEST_CASE("serving rows: TensorRT-LLM FP8 rows without a KV format get ModelOpt'
   // TensorRT-LLM applies it, so an FP8 TensorRT-LLM row that states no KV format runs an FP8
   // cache; a stated format wins; 16-bit rows and other stacks keep a 16-bit cache.
   const std::string path = infercap::testing::tmp_path("infercap-test-serving-trt-kv.csv");
-  {
-    std::ofstream f(path);
-    f << "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-         "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision\n"
-      << "T-1,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,NIM (TensorRT-LLM "
-         "backend),,2,concurrency,,\n"
-      << "T-2,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
-         "concurrency,,BF16\n"
-      << "T-3,x,h100-sxm,2,,llama-3.1-70b,,BF16,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
-         "concurrency,,\n"
-      << "T-4,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,vLLM,,2,"
-         "concurrency,,\n";
-  }
-  spec::Diagnostics d;
-  const auto catalog = spec::Catalog::load(INFERCAP_SOURCE_DIR "/data", d);
-  const auto rows = cli::read_measurements(path, d);
-  REQUIRE_FALSE(d.has_errors());
-  const auto m = cli::map_measurements(rows, catalog);
+  const auto m =
+      mapped(path,
+             "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+             "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision\n"
+             "T-1,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,NIM (TensorRT-LLM "
+             "backend),,2,concurrency,,\n"
+             "T-2,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
+             "concurrency,,BF16\n"
+             "T-3,x,h100-sxm,2,,llama-3.1-70b,,BF16,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
+             "concurrency,,\n"
+             "T-4,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,vLLM,,2,"
+             "concurrency,,\n");
+  const spec::Catalog& catalog = test::project_catalog().catalog;
   REQUIRE(m.size() == 4);
   for (const auto& x : m) REQUIRE(x.bench);
   CHECK(m[0].stack_name == "tensorrt-llm");
