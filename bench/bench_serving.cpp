@@ -73,6 +73,10 @@ double load_qps(const Fixture& f, double fraction) {
   return m ? m->at_max.throughput_rps * fraction : 1.0;
 }
 
+// range(0) requests at range(1) percent of one replica's capacity on each of range(2) replicas;
+// above one replica, behind a least-loaded dispatcher (SimOptions::replicas), whose cost shows
+// against one replica's requests per second of wall time (it scans the engines once per arrival
+// and per step).
 void BM_ServingSimulate(benchmark::State& state) {
   const Fixture& f = fixture();
   if (!f.table) {
@@ -83,10 +87,13 @@ void BM_ServingSimulate(benchmark::State& state) {
   std::vector<RequestClass> classes = f.classes;
   classes[0].sla = Sla{};
   auto cap = max_qps_within_sla(*f.step, f.cfg, classes);
+  const auto replicas = static_cast<int>(state.range(2));
   SimOptions opt;
+  opt.replicas = replicas;
+  opt.dispatch = Dispatch::least_loaded;
   opt.requests = state.range(0);
-  opt.warmup_requests = 1000;
-  opt.total_qps = (cap ? cap->qps : 1.0) * static_cast<double>(state.range(1)) / 100.0;
+  opt.warmup_requests = int64_t{1000} * replicas;
+  opt.total_qps = replicas * (cap ? cap->qps : 1.0) * static_cast<double>(state.range(1)) / 100.0;
   double steps_batch = 0;
   for (auto _ : state) {
     auto r = simulate(*f.table, f.cfg, classes, opt);
@@ -98,38 +105,11 @@ void BM_ServingSimulate(benchmark::State& state) {
   state.counters["mean_batch"] = steps_batch;
 }
 BENCHMARK(BM_ServingSimulate)
-    ->Args({200000, 30})
-    ->Args({200000, 70})
-    ->Args({200000, 90})
+    ->Args({200000, 30, 1})
+    ->Args({200000, 70, 1})
+    ->Args({200000, 90, 1})
+    ->Args({200000, 70, 8})
     ->Unit(benchmark::kMillisecond);
-
-// Eight replicas behind a least-loaded dispatcher (SimOptions::replicas), each at the per-replica
-// load of BM_ServingSimulate: the fleet's requests per second of wall time against one replica's
-// (the dispatcher scans the engines once per arrival and per step).
-void BM_ServingSimulateFleet(benchmark::State& state) {
-  const Fixture& f = fixture();
-  if (!f.table) {
-    state.SkipWithError("PerfModel or step table failed");
-    return;
-  }
-  std::vector<RequestClass> classes = f.classes;
-  classes[0].sla = Sla{};
-  auto cap = max_qps_within_sla(*f.step, f.cfg, classes);
-  constexpr int kReplicas = 8;
-  SimOptions opt;
-  opt.replicas = kReplicas;
-  opt.dispatch = Dispatch::least_loaded;
-  opt.requests = state.range(0);
-  opt.warmup_requests = 1000 * kReplicas;
-  opt.total_qps = kReplicas * (cap ? cap->qps : 1.0) * static_cast<double>(state.range(1)) / 100.0;
-  for (auto _ : state) {
-    auto r = simulate(*f.table, f.cfg, classes, opt);
-    benchmark::DoNotOptimize(r);
-  }
-  state.SetItemsProcessed(state.iterations() * (opt.requests + opt.warmup_requests));
-  state.counters["qps"] = opt.total_qps;
-}
-BENCHMARK(BM_ServingSimulateFleet)->Args({200000, 70})->Unit(benchmark::kMillisecond);
 
 void BM_ServingAnalyze(benchmark::State& state) {
   const Fixture& f = fixture();
