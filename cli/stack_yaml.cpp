@@ -54,6 +54,10 @@ std::string stack_to_yaml(const StackSpec& s) {
     o += fmt::format("    kernel_overhead_s: {:.4g}\n", e.kernel_overhead_s);
     o += fmt::format("    step_overhead_s: {:.4g}\n", e.step_overhead_s);
     o += fmt::format("    fused_attention: {}\n", e.fused_attention);
+    if (e.attention_score_bytes_per_pair > 0) {
+      o += fmt::format("    attention_score_bytes_per_pair: {:.4g}\n",
+                       e.attention_score_bytes_per_pair);
+    }
     o += fmt::format("    fused_elementwise: {}\n", e.fused_elementwise);
     if (!e.fp8_expert_gemm) o += "    fp8_expert_gemm: false\n";
     if (e.expert_gemm_mma_sync) o += "    expert_gemm_mma_sync: true\n";

@@ -278,6 +278,65 @@ TEST_CASE("NVFP4: 4.5 bits a weight streamed, W4A4 GEMMs on the fp4 roof", "[mod
   // A device without FP4 tensor cores: "a precision the hardware lacks is an error value".
 }
 
+TEST_CASE("unfused attention: ubatch rectangles of pairs, the score matrix a kernel of its own",
+          "[model]") {
+  // Without flash attention a pass of u prompt tokens multiplies its queries by all n_kv cached
+  // keys and masks the future ones in the softmax, so a prompt of q tokens after `past` computes
+  //   pairs = q past + q (q + u) / 2   (u = min(q, ubatch); the causal count is q (q + 1) / 2)
+  // per head and layer. The attention operator does the two GEMMs on them (4 x head_dim FLOPs a
+  // pair and head); attn_scores moves the score matrix, pairs x heads x bytes x layers, at the
+  // weight-streaming bandwidth, after QK^T and before PV (nothing of it hidden under the math).
+  const ModelSpec m = tiny_model();  // 2 layers, 8 heads of 128
+  StackSpec s = ideal_stack();
+  StackEfficiency& e = s.for_class(HwClass::gpu);
+  e.fused_attention = false;
+  e.prefill_chunk_tokens = 512;
+  e.attention_score_bytes_per_pair = 24;
+  const PerfModel p = make(m, test_gpu(), {}, s);
+  const auto find = [](const StepBreakdown& b, std::string_view name) -> const OpTime* {
+    for (const OpTime& o : b.ops)
+      if (o.cost.name == name) return &o;
+    return nullptr;
+  };
+  // q = 2048 after 1024 cached: 2048 x 1024 + 2048 x 2560 / 2 = 4,718,592 pairs a head; the
+  // causal count would be 2048 x 1024 + 2048 x 2049 / 2 = 4,195,328.
+  const double pairs = 2048.0 * 1024 + 2048.0 * (2048 + 512) / 2;
+  const StepBreakdown b = p.prefill_breakdown(1, 2048, 1024);
+  const OpTime* att = find(b, "attention");
+  const OpTime* sc = find(b, "attn_scores");
+  REQUIRE(att != nullptr);
+  REQUIRE(sc != nullptr);
+  CHECK(att->cost.flops == Approx(pairs * 4 * 8 * 128 * 2));
+  CHECK(sc->cost.activation_bytes == Approx(pairs * 8 * 24 * 2));
+  CHECK(sc->cost.flops == 0);
+  CHECK(sc->bound == Bound::memory);
+  // The ideal stack's bandwidth is the datasheet's 1 TB/s: 1,811,939,328 B take 1.81 ms.
+  CHECK(sc->time_s == Approx(pairs * 8 * 24 * 2 / 1e12));
+  // A prompt shorter than the ubatch is one pass: its own square, q (q + q) / 2 = q^2.
+  const StepBreakdown sb = p.prefill_breakdown(1, 256, 0);
+  const OpTime* small = find(sb, "attention");
+  REQUIRE(small != nullptr);
+  CHECK(small->cost.flops == Approx(256.0 * 256 * 4 * 8 * 128 * 2));
+  // A decode (q = 1) meets past + 1 keys, as with flash attention.
+  const StepBreakdown db = p.decode_breakdown(1, 1000);
+  const OpTime* dec = find(db, "attn_scores");
+  REQUIRE(dec != nullptr);
+  CHECK(dec->cost.activation_bytes == Approx(1001.0 * 8 * 24 * 2));
+  // Not stated: fp32 scores written, read, written and read, 16 B a pair.
+  e.attention_score_bytes_per_pair = 0;
+  const StepBreakdown b16 = make(m, test_gpu(), {}, s).prefill_breakdown(1, 2048, 1024);
+  const OpTime* d16 = find(b16, "attn_scores");
+  REQUIRE(d16 != nullptr);
+  CHECK(d16->cost.activation_bytes == Approx(pairs * 8 * 16 * 2));
+  // Flash attention: causal pairs, no score operator.
+  e.fused_attention = true;
+  const StepBreakdown fb = make(m, test_gpu(), {}, s).prefill_breakdown(1, 2048, 1024);
+  CHECK(find(fb, "attn_scores") == nullptr);
+  REQUIRE(find(fb, "attention") != nullptr);
+  CHECK(find(fb, "attention")->cost.flops ==
+        Approx((2048.0 * 1024 + 2048.0 * 2049 / 2) * 4 * 8 * 128 * 2));
+}
+
 TEST_CASE("gemm_overlap_norm_p: a GEMM's compute and memory times combine as a p-norm", "[model]") {
   // t = (t_c^p + t_m^p)^(1/p) for the projections (p = 1 adds them, p -> inf is the max); other
   // operators keep the roofline's max. A prefill of 64 tokens puts the tiny model's projections

@@ -328,6 +328,7 @@ classes:
     gemm_compute_fraction: 0.5
     kernel_overhead_s: "4 us"
     fused_attention: false
+    attention_score_bytes_per_pair: 24
   npu: {supported: false}
 sources: [{fields: ["*"], ref: fixture, date: 2026-11-29}]
 )",
@@ -342,6 +343,7 @@ sources: [{fields: ["*"], ref: fixture, date: 2026-11-29}]
   CHECK(g.attention_compute_fraction == Approx(0.5));
   CHECK(g.kernel_overhead_s == Approx(4e-6));
   CHECK_FALSE(g.fused_attention);
+  CHECK(g.attention_score_bytes_per_pair == 24);
   CHECK_FALSE(s->for_class(HwClass::npu).supported);
   CHECK_FALSE(s->for_class(HwClass::cpu).supported);
   CHECK_FALSE(s->for_class(HwClass::fpga).supported);
@@ -451,6 +453,35 @@ TEST_CASE("a rewritten stack keeps its MoE kernel flags", "[unit]") {
   REQUIRE(plain);
   CHECK(plain->for_class(HwClass::gpu).fp8_expert_gemm);
   CHECK_FALSE(plain->for_class(HwClass::gpu).expert_gemm_mma_sync);
+}
+
+TEST_CASE("a rewritten stack keeps its attention score bytes; a negative one is an error",
+          "[unit]") {
+  // attention_score_bytes_per_pair is read from the stack's kernels' code, not fitted: a stack
+  // rewritten by validate --fit --write keeps it, and one that states none writes none (0, read
+  // back as the model's 16 B of fp32 scores).
+  Diagnostics d;
+  auto s =
+      tiny_stack("", "    fused_attention: false\n    attention_score_bytes_per_pair: 24\n", d);
+  INFO(d.format());
+  REQUIRE(s);
+  CHECK(s->for_class(HwClass::gpu).attention_score_bytes_per_pair == 24);
+  Diagnostics d2;
+  auto back = written_back(*s, d2);
+  INFO(d2.format());
+  REQUIRE(back);
+  CHECK(back->for_class(HwClass::gpu).attention_score_bytes_per_pair == 24);
+  Diagnostics d3;
+  auto plain = tiny_stack("", "", d3);
+  REQUIRE(plain);
+  CHECK(plain->for_class(HwClass::gpu).attention_score_bytes_per_pair == 0);
+  CHECK(cli::stack_to_yaml(*plain).find("attention_score_bytes_per_pair") == std::string::npos);
+  Diagnostics d4;
+  CHECK_FALSE(tiny_stack("", "    attention_score_bytes_per_pair: -2\n", d4));
+  const std::string msg = d4.format();
+  INFO(msg);
+  CHECK(msg.find("classes.gpu.attention_score_bytes_per_pair") != std::string::npos);
+  CHECK(msg.find(">= 0") != std::string::npos);
 }
 
 TEST_CASE("a rewritten stack keeps its micro-batch flag, FP4 fraction and GEMM overlap", "[unit]") {

@@ -308,6 +308,12 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     get(*c, "kernel_overhead_s", e.kernel_overhead_s, false, Range::non_negative());
     get(*c, "step_overhead_s", e.step_overhead_s, false, Range::non_negative());
     get(*c, "fused_attention", e.fused_attention, false);
+    get(*c, "attention_score_bytes_per_pair", e.attention_score_bytes_per_pair, false,
+        Range::non_negative());
+    c->describe_note("attention_score_bytes_per_pair",
+                     "Only with fused_attention false: bytes per query-key pair and head that "
+                     "the softmax and conversions between the two attention GEMMs move; 0 (not "
+                     "stated) = 16, fp32 scores written, read, written and read.");
     get(*c, "fused_elementwise", e.fused_elementwise, false);
     get(*c, "fp8_expert_gemm", e.fp8_expert_gemm, false);
     get(*c, "expert_gemm_mma_sync", e.expert_gemm_mma_sync, false);

@@ -28,7 +28,8 @@ constexpr double kDefaultPerCoreBandwidth = 20e9;
 constexpr double kDefaultLinkLatencyS = 5e-6;
 // Flash-attention query tile: each tile re-reads the keys before it.
 constexpr double kAttentionQueryTile = 128.0;
-// Unfused attention keeps fp32 scores: written, read for softmax, written, read for PV.
+// Unfused attention keeps fp32 scores: written, read for softmax, written, read for PV (a
+// stack's attention_score_bytes_per_pair replaces it where its kernels move more).
 constexpr double kUnfusedScoreBytesPerPair = 4.0 * 4.0;
 // Rows of a CPU GEMM tile (tinyBLAS / repack kernels tile 4-8 rows of activations): below this
 // many tokens a decode GEMM runs the per-token dot loop.
@@ -544,7 +545,14 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.name = "attention";
     o.kind = OpKind::attention;
     const AttentionUnits au = attention_units(is_prefill);
-    o.flops = pairs * au.flops_per_pair * L;
+    // Without flash attention each forward pass of u prompt tokens (llama.cpp's ubatch)
+    // multiplies its queries by every cached key, the future ones masked only in the softmax:
+    // a prompt of q tokens after `past` computes the sum over its chunks of u x (past + the
+    // chunk's end) = q past + q (q + u) / 2 pairs, not the causal q past + q (q + 1) / 2.
+    const double u = eff_.prefill_chunk_tokens > 0 ? std::min(q, eff_.prefill_chunk_tokens) : q;
+    const double score_pairs =
+        eff_.fused_attention || encoder ? pairs : B * (q * past + q * (q + u) / 2.0);
+    o.flops = score_pairs * au.flops_per_pair * L;
     const double kv_token_bytes = au.kv_token_bytes;
     // Decode and unfused prefill read every cached key once; fused prefill re-reads them per tile.
     double kv_read_tokens = B * (past + q);
@@ -556,10 +564,22 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.kv_bytes = (kv_read_tokens + M) * kv_token_bytes * L;  // reads + this step's writes
     if (encoder) o.kv_bytes = 0;
     o.activation_bytes = 2.0 * M * heads_d * md.head_dim * ab * L;
-    if (!eff_.fused_attention)
-      o.activation_bytes += pairs * heads_d * kUnfusedScoreBytesPerPair * L;
-    o.kernels = (eff_.fused_attention ? 1.0 : 4.0) * L;
+    o.kernels = (eff_.fused_attention ? 1.0 : 2.0) * L;
     add(o);
+    if (!eff_.fused_attention) {
+      // The score matrix between the two GEMMs: softmax and conversions are kernels of their
+      // own, memory-bound, run after QK^T and before PV, so their traffic is not hidden under
+      // the GEMMs' math (it was one operator's max(compute, memory) before).
+      OpCost sc;
+      sc.name = "attn_scores";
+      sc.kind = OpKind::elementwise;
+      const double bytes = eff_.attention_score_bytes_per_pair > 0
+                               ? eff_.attention_score_bytes_per_pair
+                               : kUnfusedScoreBytesPerPair;
+      sc.activation_bytes = score_pairs * heads_d * bytes * L;
+      sc.kernels = 2.0 * L;
+      add(sc);
+    }
   }
   {
     const double o_in = mla ? heads_d * md.mla.v_head_dim : heads_d * md.head_dim;

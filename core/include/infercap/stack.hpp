@@ -36,6 +36,13 @@ struct StackEfficiency {
   double kernel_overhead_s = 0;  ///< fixed time per kernel launch (or per op on CPUs)
   double step_overhead_s = 0;    ///< fixed time per forward step (scheduling, sampling)
   bool fused_attention = true;   ///< flash-style attention; false materialises the score matrix
+  /// With fused_attention false: bytes per query-key pair and head that the kernels between the
+  /// two attention GEMMs move through memory (the score matrix written by QK^T, its softmax,
+  /// any precision conversions, read back by PV). 0 = not stated: 16, fp32 scores written, read
+  /// and written by the softmax, read by PV. llama.cpp's CUDA backend without flash attention
+  /// moves 24 (cuBLAS writes fp16 scores, converted to fp32 for the softmax and back to fp16
+  /// for PV); data/stacks/llama.cpp.yaml derives each class's figure from its code.
+  double attention_score_bytes_per_pair = 0;
   /// Norms, activations and rotary fused into the neighbouring GEMMs (graph compilers such as
   /// TensorRT, Ascend ATC): no separate pass over the activations. false = one kernel each.
   bool fused_elementwise = false;
