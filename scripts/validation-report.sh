@@ -157,6 +157,30 @@ done
     echo '```'
     echo
   done
+  echo "### GPUs: the context lengths kept aside"
+  echo
+  echo "The same llama-bench runs at 1024 and 4096 tokens (\`$M/llamacpp-gpu-xd-judge.csv\`: the"
+  echo "other half of the source's tables, read from its notebooks; 196 rows on the 50 GPU, count,"
+  echo "model and format groups the fit sees at 512 and 8192), never fitted. Their devices are in the"
+  echo "fit, so their error is the fitted rows' (above), not a new device's; what they check is how"
+  echo "each prediction scales with context. d = ln(1 + error at 4096) - ln(1 + error at 1024) per"
+  echo "configuration is 0 where the model scales as the engine does, whatever its error at either"
+  echo "length (\`scripts/context-slope.py\`):"
+  echo
+  "$BIN" validate -i "$M/llamacpp-gpu-xd-judge.csv" -f csv | python3 scripts/context-slope.py --short 1024 --long 4096
+  echo
+  echo "Before llama.cpp's unfused attention was priced as its code runs (2026-12-07: every ubatch of"
+  echo "512 queries against all cached keys; the score matrix's softmax and fp16/fp32 conversions as"
+  echo "memory-bound kernels of their own at 24 B a pair and head on CUDA; \`docs/model.md\`), the"
+  echo "CUDA prefill's mean d was +0.102 (median |d| 0.105): 10% too fast at 4096 tokens relative to"
+  echo "1024, on 36 of the 37 configurations. The fitted rows' leave-one-device-out prefill median"
+  echo "went from 14.5% (p90 38.3%) to the figure above; these rows' prefill median |error| went from"
+  echo "12.2% to 13.0% and their p90 from 27.3% to 24.2%, decode 6.0% to 5.4% (CUDA and Metal"
+  echo "together): what is left is each device's own error, which a kept-aside context length on a"
+  echo "fitted device cannot remove:"
+  echo
+  "$BIN" validate -i "$M/llamacpp-gpu-xd-judge.csv" --summary-only -f md
+  echo
   echo "### CPUs: llama.cpp per instruction family"
   echo
   echo "The CPU rates are fractions of the peak of the kernel family llama.cpp runs for each weight"
