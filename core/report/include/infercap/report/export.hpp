@@ -30,8 +30,9 @@ std::string export_currency_code(const ExportRequest& r);
 
 /// The document options of a request: language, texts, top, sensitivity, and the serving
 /// model's measured error (docs/validation.md, "Fitted stacks": the stack fit's median error on
-/// a device left out of the fit, decode 7.2%, prefill 14.5%) for the sensitivity case and the
-/// method appendix.
+/// a device left out of the fit, llama.cpp on CUDA GPUs: decode 6.0%, prefill 13.6% as of
+/// 2026-12-07, 6.9% and 14.5% before the unfused attention was priced as its code runs) for the
+/// sensitivity case and the method appendix.
 ReportOptions export_options(const ExportRequest& r);
 
 /// Applies export_currency_code(r) to a copy of `in`; when that changes the display currency
