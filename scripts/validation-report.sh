@@ -181,6 +181,25 @@ done
   echo
   "$BIN" validate -i "$M/llamacpp-gpu-xd-judge.csv" --summary-only -f md
   echo
+  echo "### GPUs: more cards a run, and a card the fit never saw, kept aside"
+  echo
+  echo "The notebooks' other groups (\`$M/llamacpp-gpu-xd-judge-2.csv\`: 8B and 70B on 2 to 8"
+  echo "cards with llama.cpp's default layer split, and one RTX 3080 Ti), pp and tg at 512 to 8192,"
+  echo "never fitted:"
+  echo
+  "$BIN" validate -i "$M/llamacpp-gpu-xd-judge-2.csv" --summary-only -f md
+  echo
+  echo "Decode, one card after another, is within 5% (median). Prefill spreads the prompt's"
+  echo "ubatches over the cards as a pipeline (\`prefill_chunk_tokens\` / \`prefill_batch_tokens\`, up"
+  echo "to u S / (u + S - 1) of one card's rate), and the rows follow it for 8B on 2 to 8 cards and"
+  echo "for 70B F16 on 4 to 6 (median |error| 6-22% by model, format and card count at 1024 tokens and"
+  echo "more), but not for 70B Q4_K_M on four cards: measured, four H100 PCIe run the 4096-token"
+  echo "prompt 1.3x as fast as one, where the pipeline would give 2.3x, and 8B Q4_K_M on the same four"
+  echo "cards gets 2.5x, so the model is 84% fast there (median of 33 rows at 1024 tokens and more; +9%"
+  echo "on six or eight cards). What stalls that pipeline (the prompt path of that build dequantises"
+  echo "Q4_K to fp16 for cuBLAS) was not found; it is left unmodelled. The RTX 3080 Ti, which no fit"
+  echo "has seen: prefill 10-13% slow, decode 6-15% fast."
+  echo
   echo "### CPUs: llama.cpp per instruction family"
   echo
   echo "The CPU rates are fractions of the peak of the kernel family llama.cpp runs for each weight"

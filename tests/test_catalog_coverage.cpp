@@ -52,6 +52,8 @@ const std::map<std::string, std::string> kNoPublicPrice = {
      "NVIDIA says developer kits are not for production use; no sourced T5000 + carrier price"},
     {"kunlunxin-r200", "sold to integrators on quotation; no public price found"},
     {"mi325x", "no public per-GPU price or analyst estimate found"},
+    {"rtx-3080-ti",
+     "added for its public llama-bench rows; no stored copy of a dated list price was found"},
     {"rtx-5000-ada", "no dated list price found in the sources read"},
     {"ryzen-7940hs", "a laptop part, added for its public llama-bench rows; no price"},
     {"ryzen-7950x", "the socket's list price is public, the reference desktop around it is not"},
