@@ -41,7 +41,7 @@ HardwareSpec test_gpu() {
 }
 
 PerfModel make(const ModelSpec& m, const HardwareSpec& h, Deployment d = {},
-               StackSpec s = ideal_stack()) {
+               const StackSpec& s = ideal_stack()) {
   auto r = PerfModel::create(m, h, s, d);
   REQUIRE(r.ok());
   return std::move(r).value();
