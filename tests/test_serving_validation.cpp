@@ -313,7 +313,7 @@ TEST_CASE("offline run: N requests queued at once, measured over the makespan", 
     REQUIRE(r);
     INFO("N = " << n);
     CHECK(r->requests_measured == n);
-    CHECK(r->simulated_s == Approx(n / 10 * 0.05));
+    CHECK(r->simulated_s == Approx(n / 10.0 * 0.05));  // n / 10 waves of 50 ms
     CHECK(r->throughput_rps == Approx(200));
     CHECK(r->output_tokens_per_s == Approx(1000));
     CHECK(r->all.ttft.mean_s == Approx(n == 10 ? 0.01 : 0.035));
