@@ -40,6 +40,16 @@ bool have_xvfb_run() {
   return std::system("command -v xvfb-run >/dev/null 2>&1") == 0;
 }
 
+// `xvfb-run -a` picks the first free display number by looking for lock files, so two of these
+// tests started together by `ctest -j` can pick the same one; one of them then fails in
+// xvfb-run itself (seen in CI: exit 5, xvfb-run's "problem while cleaning up temporary
+// directory"), not in infercap-gui. flock(1), where present, runs them one after another.
+std::string xvfb_prefix() {
+  const auto lock = std::filesystem::temp_directory_path() / "infercap-xvfb-run.lock";
+  const bool flock = std::system("command -v flock >/dev/null 2>&1") == 0;
+  return (flock ? "flock '" + lock.string() + "' " : std::string()) + "xvfb-run -a ";
+}
+
 // PNG: 8-byte signature, then the IHDR chunk whose data starts with big-endian width, height.
 bool png_size(const std::string& path, unsigned& w, unsigned& h) {
   std::ifstream f(path, std::ios::binary);
@@ -81,7 +91,7 @@ TEST_CASE("infercap-gui --screenshot renders every tab offscreen", "[gui]") {
   if (display != nullptr && *display != '\0') {
     prefix = "";
   } else if (have_xvfb_run()) {
-    prefix = "xvfb-run -a ";
+    prefix = xvfb_prefix();
   } else {
     WARN("skipped: no DISPLAY and no xvfb-run");
     return;
@@ -131,7 +141,7 @@ TEST_CASE("infercap-gui --script: a what-if session re-solves, exports and takes
   if (display != nullptr && *display != '\0') {
     prefix = "";
   } else if (have_xvfb_run()) {
-    prefix = "xvfb-run -a ";
+    prefix = xvfb_prefix();
   } else {
     WARN("skipped: no DISPLAY and no xvfb-run");
     return;
