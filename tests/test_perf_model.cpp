@@ -107,6 +107,24 @@ TEST_CASE("decode attention over the cache: max(pairs x FLOPs / peak, KV bytes /
   fast.memory_bandwidth_bytes_per_s = 100e12;
   const PerfModel q = make(m, fast);
   CHECK(q.decode_attention_s(4, 4096) == Approx(4.0 * 4096 * 2 * 4096 / 1e14).epsilon(1e-12));
+  // Without fused attention the score matrix adds b x ctx pairs x 8 heads x its bytes x 2
+  // layers at the weight bandwidth (1 TB/s here): 24 B a pair and head, on top of the KV term.
+  StackSpec unfused = ideal_stack();
+  unfused.for_class(HwClass::gpu).fused_attention = false;
+  unfused.for_class(HwClass::gpu).attention_score_bytes_per_pair = 24;
+  const PerfModel u = make(m, test_gpu(), {}, unfused);
+  CHECK(u.decode_attention_s(4, 4096) ==
+        Approx(4.0 * 4096 * 2 * 1024 / 1e12 + 4.0 * 4096 * 8 * 24 * 2 / 1e12).epsilon(1e-12));
+  // The same pairs as the decode step's attn_scores operator (4 x 4097 there: the new token's
+  // own key too).
+  const StepBreakdown ub = u.decode_breakdown(4, 4096);
+  int scores = 0;
+  for (const OpTime& o : ub.ops) {
+    if (o.cost.name != "attn_scores") continue;
+    ++scores;
+    CHECK(o.cost.activation_bytes == Approx(4.0 * 4097 * 8 * 24 * 2));
+  }
+  CHECK(scores == 1);
   // The mixed step is a prefill pass of all its tokens plus that attention term.
   const double fused_only = p.mixed_step_s(256 + 4, 128, 0, 0);
   CHECK(p.mixed_step_s(256, 128, 4, 4096) ==

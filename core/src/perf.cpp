@@ -754,7 +754,17 @@ double PerfModel::decode_attention_s(int batch, double context) const {
   const double pairs = static_cast<double>(batch) * context;
   const double compute_s = pairs * u.flops_per_pair * L / rates_.attn_flops;
   const double memory_s = pairs * u.kv_token_bytes * L / rates_.kv_bw;
-  return std::max(compute_s, memory_s);
+  // Unfused attention also moves its score matrix, after QK^T and before PV (step()'s
+  // attn_scores operator): pairs x heads x the stack's bytes, at the weight-streaming bandwidth.
+  double scores_s = 0;
+  if (!eff_.fused_attention) {
+    const double heads_d = std::max(1.0, model_.heads / static_cast<double>(dep_.tp));
+    const double bytes = eff_.attention_score_bytes_per_pair > 0
+                             ? eff_.attention_score_bytes_per_pair
+                             : kUnfusedScoreBytesPerPair;
+    scores_s = pairs * heads_d * bytes * L / rates_.weight_bw;
+  }
+  return std::max(compute_s, memory_s) + scores_s;
 }
 
 double PerfModel::mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,

@@ -103,7 +103,9 @@ class PerfModel {
   double mixed_step_s(double prefill_tokens, double prefill_context, int decode_batch,
                       double decode_context) const;
   /// Attention of `batch` decodes over `context` cached tokens each, the part of a decode step
-  /// that grows with the cache: max(FLOPs / attention rate, KV bytes / KV bandwidth). Seconds;
+  /// that grows with the cache: max(FLOPs / attention rate, KV bytes / KV bandwidth), plus, on a
+  /// stack without fused attention, its score matrix's traffic (pairs x heads x
+  /// attention_score_bytes_per_pair / weight bandwidth), as step()'s attn_scores. Seconds;
   /// non-increasing in every rate, non-decreasing in batch and context.
   double decode_attention_s(int batch, double context) const;
 
