@@ -31,6 +31,12 @@ constexpr double kAttentionQueryTile = 128.0;
 // Unfused attention keeps fp32 scores: written, read for softmax, written, read for PV (a
 // stack's attention_score_bytes_per_pair replaces it where its kernels move more).
 constexpr double kUnfusedScoreBytesPerPair = 4.0 * 4.0;
+
+/// Bytes per query-key pair and head that an unfused attention's score matrix moves.
+double score_bytes_per_pair(const StackEfficiency& e) {
+  return e.attention_score_bytes_per_pair > 0 ? e.attention_score_bytes_per_pair
+                                              : kUnfusedScoreBytesPerPair;
+}
 // Rows of a CPU GEMM tile (tinyBLAS / repack kernels tile 4-8 rows of activations): below this
 // many tokens a decode GEMM runs the per-token dot loop.
 constexpr double kCpuTileRows = 8.0;
@@ -573,10 +579,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
       OpCost sc;
       sc.name = "attn_scores";
       sc.kind = OpKind::elementwise;
-      const double bytes = eff_.attention_score_bytes_per_pair > 0
-                               ? eff_.attention_score_bytes_per_pair
-                               : kUnfusedScoreBytesPerPair;
-      sc.activation_bytes = score_pairs * heads_d * bytes * L;
+      sc.activation_bytes = score_pairs * heads_d * score_bytes_per_pair(eff_) * L;
       sc.kernels = 2.0 * L;
       add(sc);
     }
@@ -759,10 +762,7 @@ double PerfModel::decode_attention_s(int batch, double context) const {
   double scores_s = 0;
   if (!eff_.fused_attention) {
     const double heads_d = std::max(1.0, model_.heads / static_cast<double>(dep_.tp));
-    const double bytes = eff_.attention_score_bytes_per_pair > 0
-                             ? eff_.attention_score_bytes_per_pair
-                             : kUnfusedScoreBytesPerPair;
-    scores_s = pairs * heads_d * bytes * L / rates_.weight_bw;
+    scores_s = pairs * heads_d * score_bytes_per_pair(eff_) * L / rates_.weight_bw;
   }
   return std::max(compute_s, memory_s) + scores_s;
 }
