@@ -30,6 +30,17 @@ spec::Diagnostics refusal(const std::string& path, const std::string& csv) {
   return bad;
 }
 
+// The first of `bad`'s diagnostics points at the cell (`line`, `col`) of column `key`, and its
+// report says `message`.
+void check_refused_at(const spec::Diagnostics& bad, int line, int col, const std::string& key,
+                      const std::string& message) {
+  INFO(bad.format());
+  CHECK(bad.items().front().line == line);
+  CHECK(bad.items().front().col == col);
+  CHECK(bad.items().front().key_path == key);
+  CHECK_THAT(bad.format(), Catch::Contains(message));
+}
+
 // Writes `csv` to `path`, reads it as a measurement file whose rows all read, and maps them
 // against the project's catalog.
 std::vector<cli::MappedRow> mapped(const std::string& path, const std::string& csv) {
@@ -144,21 +155,15 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
               "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,"
               "output_len,batch,metric,value,unit,stack,notes,kv_precision\n"
               "V-6,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,FP7\n");
-  CHECK(bad.items().front().line == 2);
-  CHECK(bad.items().front().col == 17);
-  CHECK(bad.items().front().key_path == "kv_precision");
-  CHECK_THAT(bad.format(), Catch::Contains("found 'FP7'"));
+  check_refused_at(bad, 2, 17, "kv_precision", "found 'FP7'");
   // So is an admission policy the simulator does not know.
   const spec::Diagnostics bad_admission =
       refusal(path,
               "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,"
               "output_len,batch,metric,value,unit,stack,notes,kv_admission\n"
               "V-9,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,max_util\n");
-  CHECK(bad_admission.items().front().line == 2);
-  CHECK(bad_admission.items().front().col == 17);
-  CHECK(bad_admission.items().front().key_path == "kv_admission");
-  CHECK_THAT(bad_admission.format(),
-             Catch::Contains("expected prompt or full_sequence, found 'max_util'"));
+  check_refused_at(bad_admission, 2, 17, "kv_admission",
+                   "expected prompt or full_sequence, found 'max_util'");
   std::remove(path.c_str());
 }
 
@@ -202,11 +207,8 @@ TEST_CASE("dispatch column: a rate row's replicas run behind their dispatcher", 
       refusal(path, head +
                         "D-4,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
                         "tokens/s,vLLM,,1,rate,4,round_robin\n");
-  CHECK(bad.items().front().line == 2);
-  CHECK(bad.items().front().col == 20);
-  CHECK(bad.items().front().key_path == "dispatch");
-  CHECK_THAT(bad.format(),
-             Catch::Contains("expected least_loaded or shared_queue, found 'round_robin'"));
+  check_refused_at(bad, 2, 20, "dispatch",
+                   "expected least_loaded or shared_queue, found 'round_robin'");
   std::remove(path.c_str());
 }
 
@@ -245,10 +247,7 @@ TEST_CASE("moe_routing column: same_experts reaches the deployment; bad values a
       refusal(path, header +
                         "R-5,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,"
                         "random\n");
-  CHECK(bad.items().front().line == 2);
-  CHECK(bad.items().front().col == 18);
-  CHECK(bad.items().front().key_path == "moe_routing");
-  CHECK_THAT(bad.format(), Catch::Contains("expected uniform or same_experts, found 'random'"));
+  check_refused_at(bad, 2, 18, "moe_routing", "expected uniform or same_experts, found 'random'");
   std::remove(path.c_str());
 }
 
