@@ -209,6 +209,14 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
            kKvAdmissionFullSequenceName);
     either("dispatch", r.dispatch, dispatch_from_name, kDispatchLeastLoadedName,
            kDispatchSharedQueueName);
+    either(
+        "chunked_prefill", r.chunked_prefill,
+        [](std::string_view s) -> std::optional<bool> {
+          if (s == "true") return true;
+          if (s == "false") return false;
+          return std::nullopt;
+        },
+        "true", "false");
     if (given("beams")) whole("beams", r.beams);
     if (given("requests")) whole("requests", r.requests);
     if (given("pp")) whole("pp", r.pp);
@@ -456,6 +464,11 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
       if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
     }
     c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);
+    if (const StackSpec* st = catalog.find_stack(m.stack_name))
+      c.chunked_prefill = st->chunked_prefill;
+    // The engine's prompt scheduling as the row states it (MLPerf v4.1's harness builds its
+    // TensorRT-LLM executor without chunked context).
+    if (r.chunked_prefill) c.chunked_prefill = *r.chunked_prefill;
     // The engine's admission as the row states it (MLPerf's harness runs TensorRT-LLM with
     // MAX_UTILIZATION, not the GUARANTEED_NO_EVICT its stack defaults to).
     if (r.kv_admission) c.reserve_full_sequence = *r.kv_admission == KvAdmission::full_sequence;

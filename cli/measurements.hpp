@@ -168,6 +168,13 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      "the engine's KV admission where the source states it: prompt (a request is admitted on its "
      "prompt's blocks; TensorRT-LLM MAX_UTILIZATION, vLLM) or full_sequence (its whole sequence "
      "reserved; TensorRT-LLM GUARANTEED_NO_EVICT); empty: the stack's kv_admission"},
+    {"chunked_prefill",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "the engine's prompt scheduling where the source states it: true (prompts split into "
+     "chunks beside the decodes) or false (each prompt whole in one step behind the decodes: "
+     "TensorRT-LLM without chunked context); empty: the stack's chunked_prefill"},
     {"dispatch",
      ColumnNeed::optional,
      CellValue::text,
@@ -254,6 +261,9 @@ struct MeasurementRow {
   /// Optional `kv_admission` column: the engine's KV admission as the source states it, `prompt`
   /// or `full_sequence` (StackSpec::kv_admission's spellings); nullopt = the stack's.
   std::optional<KvAdmission> kv_admission;
+  /// Optional `chunked_prefill` column: `true` or `false` as the source states the engine ran
+  /// (StackSpec::chunked_prefill); nullopt = the stack's.
+  std::optional<bool> chunked_prefill;
   /// Optional `dispatch` column: how the row's replicas shared its arrivals, `least_loaded` or
   /// `shared_queue` (Dispatch's spellings); nullopt = each replica its own Poisson share.
   std::optional<Dispatch> dispatch;

@@ -502,13 +502,14 @@ TEST_CASE("each CSV reader refuses a header without a column its table says is n
     for (const auto& c : cli::kMeasurementColumns) {
       names.emplace_back(c.name);
       // Text is free except kv_precision, which must name a precision, input_len_points,
-      // token counts whose mean is input_len (1 here), and moe_routing, kv_admission and
-      // dispatch, one of two words each.
+      // token counts whose mean is input_len (1 here), and moe_routing, kv_admission, dispatch
+      // and chunked_prefill, one of two words each.
       cells.emplace_back(c.name == "kv_precision"          ? "fp8"
                          : c.name == "input_len_points"    ? "1"
                          : c.name == "moe_routing"         ? "uniform"
                          : c.name == "kv_admission"        ? "prompt"
                          : c.name == "dispatch"            ? "least_loaded"
+                         : c.name == "chunked_prefill"     ? "false"
                          : c.value == cli::CellValue::text ? "x"
                                                            : "1");
     }

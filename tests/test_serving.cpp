@@ -261,6 +261,47 @@ TEST_CASE("chunked prefill splits a long prompt over the token budget", "[model]
   CHECK(u->input_tokens_per_s == Approx(255 * u->throughput_rps));  // prompt clipped to 255
 }
 
+TEST_CASE("whole prompts behind the decodes against chunked prefill", "[model]") {
+  // Two closed-loop clients, 100-token prompts, 3 output tokens (the prompt's step makes the
+  // first, two decode steps the rest), a 100-token budget and a constant 10 ms step: the
+  // lock-step schedules can be written out by hand.
+  //  * Whole prompts behind the decodes (TensorRT-LLM without chunked context): a prompt fits
+  //    only a step without decodes (100 + 1 > 100), so requests run one at a time. A request
+  //    arrives as the other client's request is prefilled and waits its two decode steps: prompt
+  //    step ends 10 + 20 + 10 = 40 ms after it arrived; e2e = 40 + 2 x 10 = 60 ms.
+  //  * Chunked: 99 of its tokens ride beside the other request's decode and the last one beside
+  //    the next: TTFT 20 ms, e2e 40 ms.
+  ConstStep m;
+  ServingConfig cfg;
+  cfg.max_seqs = 8;
+  cfg.max_batched_tokens = 100;
+  SimOptions opt;
+  opt.requests = 200;
+  opt.warmup_requests = 20;
+  opt.closed_loop_clients = 2;
+  const auto cls = make_class(1, *fixed_length(100), *fixed_length(3));
+  struct Mode {
+    bool chunked, fused;
+    double ttft_s, e2e_s;
+  };
+  for (const Mode k : {Mode{false, true, 0.040, 0.060}, Mode{true, false, 0.020, 0.040}}) {
+    cfg.chunked_prefill = k.chunked;
+    cfg.whole_prompts_with_decodes = k.fused;
+    auto r = simulate(m, cfg, {cls}, opt);
+    REQUIRE(r);
+    INFO("chunked " << k.chunked << ", whole prompts with decodes " << k.fused);
+    CHECK(r->all.ttft.mean_s == Approx(k.ttft_s).epsilon(1e-6));
+    CHECK(r->all.ttft.p99_s == Approx(k.ttft_s).epsilon(0.003));
+    CHECK(r->all.e2e.mean_s == Approx(k.e2e_s).epsilon(1e-6));
+  }
+  // The flag means nothing to a chunked engine: the same run.
+  cfg.chunked_prefill = true;
+  cfg.whole_prompts_with_decodes = true;
+  auto same = simulate(m, cfg, {cls}, opt);
+  REQUIRE(same);
+  CHECK(same->all.ttft.mean_s == Approx(0.020).epsilon(1e-6));
+}
+
 TEST_CASE("KV blocks: preemption by recompute when the cache runs out", "[model]") {
   // 64 blocks of 16 tokens = 1024 tokens of KV for up to 32 sequences of 100 + 200 tokens: the
   // cache cannot hold them all at full length, so the engine must preempt; with room for all of

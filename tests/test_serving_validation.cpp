@@ -167,6 +167,37 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   std::remove(path.c_str());
 }
 
+TEST_CASE("chunked_prefill column: the row's prompt scheduling over the stack's", "[unit]") {
+  // Both serving stacks chunk by default (trtllm-bench's long-prompt rows need it); a row that
+  // states `false` (MLPerf v4.1's harness) runs whole prompts behind the decodes; an empty cell
+  // keeps the stack's; any other word is refused at its cell.
+  const std::string path = infercap::testing::tmp_path("infercap-test-chunked-prefill.csv");
+  const std::string head =
+      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+      "batch,metric,value,unit,stack,notes,tp,serving_mode,chunked_prefill\n";
+  const auto m = mapped(
+      path, head +
+                "C-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,ttft_mean,0.2,s,TensorRT-LLM,,1,"
+                "concurrency,false\n"
+                "C-2,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,ttft_mean,0.2,s,TensorRT-LLM,,1,"
+                "concurrency,\n"
+                "C-3,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,ttft_mean,0.2,s,vLLM,,1,"
+                "concurrency,true\n");
+  REQUIRE(m.size() == 3);
+  REQUIRE(m[0].bench);
+  REQUIRE(m[1].bench);
+  REQUIRE(m[2].bench);
+  CHECK_FALSE(m[0].bench->chunked_prefill);
+  CHECK(m[1].bench->chunked_prefill);
+  CHECK(m[2].bench->chunked_prefill);
+  const spec::Diagnostics bad = refusal(
+      path, head +
+                "C-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,ttft_mean,0.2,s,TensorRT-LLM,,1,"
+                "concurrency,no\n");
+  check_refused_at(bad, 2, 19, "chunked_prefill", "expected true or false, found 'no'");
+  std::remove(path.c_str());
+}
+
 TEST_CASE("dispatch column: a rate row's replicas run behind their dispatcher", "[model]") {
   // Two rows of one fixed-rate setting on two replicas (hw_count 2, tp 1): without a dispatch
   // column each replica is simulated at its Poisson half and its throughput doubled; with

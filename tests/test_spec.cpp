@@ -484,6 +484,33 @@ TEST_CASE("a rewritten stack keeps its attention score bytes; a negative one is 
   CHECK(msg.find(">= 0") != std::string::npos);
 }
 
+TEST_CASE("a rewritten stack keeps its prompt scheduling; a non-boolean one is an error",
+          "[unit]") {
+  // chunked_prefill is the engine's scheduler, read from its code, not fitted: a stack rewritten
+  // by validate --fit --write keeps `false`; the default (true) is written as nothing.
+  Diagnostics d;
+  auto s = tiny_stack("chunked_prefill: false\n", "", d);
+  INFO(d.format());
+  REQUIRE(s);
+  CHECK_FALSE(s->chunked_prefill);
+  Diagnostics d2;
+  auto back = written_back(*s, d2);
+  INFO(d2.format());
+  REQUIRE(back);
+  CHECK_FALSE(back->chunked_prefill);
+  Diagnostics d3;
+  auto plain = tiny_stack("", "", d3);
+  REQUIRE(plain);
+  CHECK(plain->chunked_prefill);
+  CHECK(cli::stack_to_yaml(*plain).find("chunked_prefill") == std::string::npos);
+  Diagnostics d4;
+  CHECK_FALSE(tiny_stack("chunked_prefill: sometimes\n", "", d4));
+  const std::string msg = d4.format();
+  INFO(msg);
+  CHECK(msg.find("chunked_prefill") != std::string::npos);
+  CHECK(msg.find("true or false") != std::string::npos);
+}
+
 TEST_CASE("a rewritten stack keeps its micro-batch flag, FP4 fraction and GEMM overlap", "[unit]") {
   // pipeline_microbatches (the engine's scheduler), fp4_gemm_compute_fraction and
   // gemm_overlap_norm_p (both from kernel measurements) are not fitted: a stack rewritten by

@@ -264,6 +264,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
                            {kKvAdmissionFullSequenceName, KvAdmission::full_sequence}}))
     s.kv_admission = *a;
   get(r, "pipeline_microbatches", s.pipeline_microbatches, false);
+  get(r, "chunked_prefill", s.chunked_prefill, false);
 
   auto classes = full ? r.required_child("classes") : r.child("classes");
   if (full) {

@@ -175,6 +175,17 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
     cfg.max_seqs = std::min(cfg.max_seqs, c.max_batched_tokens);
   }
   cfg.reserve_full_sequence = c.reserve_full_sequence;
+  cfg.chunked_prefill = c.chunked_prefill;
+  cfg.whole_prompts_with_decodes = !c.chunked_prefill;
+  if (!c.chunked_prefill) {
+    // A prompt runs whole in one step: an engine without chunking is built with a token budget
+    // that holds its longest prompt (trtllm-bench sizes max_num_tokens from its dataset), so the
+    // row's lengths are never clipped to the budget.
+    double longest = c.prompt_tokens;
+    for (double x : c.prompt_len_points) longest = std::max(longest, x);
+    cfg.max_batched_tokens =
+        std::max<int>(cfg.max_batched_tokens, static_cast<int>(std::ceil(longest)));
+  }
   PerfStepModel step(perf, cfg.max_batched_tokens);
   if (stages > 1) cfg.kv_capacity_tokens = step.kv_capacity_tokens() / stages;
   RequestClass rc;

@@ -184,7 +184,13 @@ class Engine {
         cfg.max_context_tokens > 0 ? cfg.max_context_tokens : std::numeric_limits<int64_t>::max();
     watermark_ = total_blocks_ / 100;
     max_len_ = std::min(max_len_, (total_blocks_ - watermark_) * block_);
-    if (!cfg.chunked_prefill) max_len_ = std::min<int64_t>(max_len_, cfg.max_batched_tokens);
+    // Without chunking a prompt must fit one step's budget: vLLM v0 bounds the whole sequence
+    // by it (max_model_len <= max_num_batched_tokens), TensorRT-LLM only the prompt.
+    if (!cfg.chunked_prefill && !cfg.whole_prompts_with_decodes)
+      max_len_ = std::min<int64_t>(max_len_, cfg.max_batched_tokens);
+    max_prompt_ = !cfg.chunked_prefill && cfg.whole_prompts_with_decodes
+                      ? std::min<int64_t>(max_len_ - 1, cfg.max_batched_tokens)
+                      : max_len_ - 1;
   }
 
   ServingResult run();
@@ -236,7 +242,7 @@ class Engine {
     r.arrival = t;
     r.cls = cls;
     r.measured = measured < 0 ? id >= opt_.warmup_requests : measured > 0;
-    r.prompt = std::min(prompt_s_[static_cast<size_t>(cls)](rng_), max_len_ - 1);
+    r.prompt = std::min(prompt_s_[static_cast<size_t>(cls)](rng_), max_prompt_);
     r.output = std::min(output_s_[static_cast<size_t>(cls)](rng_), max_len_ - r.prompt);
     r.prompt = std::max<int64_t>(1, r.prompt);
     r.output = std::max<int64_t>(1, r.output);
@@ -460,6 +466,7 @@ class Engine {
   int64_t total_blocks_, free_blocks_;
   std::vector<int64_t> phase_count_;
   int64_t max_len_ = 0;
+  int64_t max_prompt_ = 0;  // longest prompt: max_len_ - 1, or one step's budget (see ctor)
   int64_t max_waiting_ = 0;
   int64_t watermark_ = 0;  // blocks kept free at admission (vLLM: 1% of the cache)
   bool closed_ = false;

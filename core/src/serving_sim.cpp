@@ -70,7 +70,8 @@ Engine::Status Engine::step() {
     int64_t budget = budget0;
     double prefill_tokens = 0, prefill_ctx_weighted = 0;
     bool prefill_only = false;
-    if (!cfg_.chunked_prefill && !waiting_.empty()) {
+    const bool fused_whole = !cfg_.chunked_prefill && cfg_.whole_prompts_with_decodes;
+    if (!cfg_.chunked_prefill && !fused_whole && !waiting_.empty()) {
       // vLLM v0 without chunking: a step of whole prompts, prioritised over decodes.
       while (!waiting_.empty() && running_ < cfg_.max_seqs) {
         const int32_t id = waiting_.front();
@@ -145,6 +146,26 @@ Engine::Status Engine::step() {
           prefill_ctx_weighted +=
               static_cast<double>(ch.tokens) *
               (static_cast<double>(r.done) + static_cast<double>(ch.tokens) / 2);
+        }
+      } else if (fused_whole) {
+        // Whole prompts behind the decodes, in arrival order, while the budget holds each; the
+        // first that does not fit stops the step's admissions (TensorRT-LLM, no chunked context).
+        while (!preempted && !waiting_.empty() && running_ < cfg_.max_seqs) {
+          const int32_t id = waiting_.front();
+          Req& r = reqs_[static_cast<size_t>(id)];
+          const int64_t need = admission_blocks(r);
+          if (r.total > budget || need + watermark_ > free_blocks_) break;
+          waiting_.pop_front();
+          free_blocks_ -= need;
+          if (reserve_) r.reserved = need;
+          budget -= r.total;
+          r.st = St::prefilling;
+          r.done = 0;
+          if (r.admitted < 0) r.admitted = t;
+          list_push_back(id);
+          step_prefills_.push_back(Chunk{id, r.total});
+          prefill_tokens += static_cast<double>(r.total);
+          prefill_ctx_weighted += static_cast<double>(r.total) * static_cast<double>(r.total) / 2;
         }
       }
     }

@@ -64,6 +64,12 @@ struct ServingConfig {
   int max_seqs = 256;             ///< sequences running at once (vLLM max_num_seqs)
   int max_batched_tokens = 8192;  ///< tokens per engine step (vLLM max_num_batched_tokens)
   bool chunked_prefill = true;    ///< prompts split across steps and fused with decodes
+  /// With chunked_prefill false: how whole prompts are scheduled. false (vLLM v0): a step of
+  /// prompts only, run before any decode. true (TensorRT-LLM's in-flight batching without chunked
+  /// context, its default): every running decode first, then waiting prompts in arrival order,
+  /// each whole, in the same step while the token budget holds it; the first that does not fit
+  /// waits, and those behind it too (MicroBatchScheduler: `break`).
+  bool whole_prompts_with_decodes = false;
   /// KV admission policy. false (vLLM): a request is admitted when its prompt's blocks fit and
   /// takes a block whenever its next token starts one; when none is free the newest running
   /// request is preempted and recomputed. true (TensorRT-LLM's GUARANTEED_NO_EVICT capacity

@@ -163,6 +163,12 @@ struct StackSpec {
   /// num_gpu_blocks / pp). false: a replica steps its whole batch through the stages one after
   /// another, and a serving run over stages is not predicted.
   bool pipeline_microbatches = false;
+  /// The engine's default prompt scheduling in `validate`'s serving rows: true, prompts split
+  /// into chunks that fill each step's token budget beside the decodes (vLLM v1); false, each
+  /// prompt runs whole in one step, behind that step's decodes, and a prompt that does not fit
+  /// the step's remaining budget waits with those behind it (TensorRT-LLM's in-flight batching,
+  /// whose chunked context is opt-in: ServingConfig::whole_prompts_with_decodes).
+  bool chunked_prefill = true;
   std::vector<SourceRef> sources;  ///< provenance: the fit command, rows, date, commit
 
   const StackEfficiency& for_class(HwClass c) const { return per_class[static_cast<int>(c)]; }
