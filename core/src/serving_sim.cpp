@@ -34,6 +34,26 @@ void Engine::begin() {
   }
 }
 
+void Engine::admit_whole_prompts(int64_t& budget, double t, double& tokens, double& ctx_weighted) {
+  while (!waiting_.empty() && running_ < cfg_.max_seqs) {
+    const int32_t id = waiting_.front();
+    Req& r = reqs_[static_cast<size_t>(id)];
+    const int64_t need = admission_blocks(r);
+    if (r.total > budget || need + watermark_ > free_blocks_) break;
+    waiting_.pop_front();
+    free_blocks_ -= need;
+    if (reserve_) r.reserved = need;
+    budget -= r.total;
+    r.st = St::prefilling;
+    r.done = 0;
+    if (r.admitted < 0) r.admitted = t;
+    list_push_back(id);
+    step_prefills_.push_back(Chunk{id, r.total});
+    tokens += static_cast<double>(r.total);
+    ctx_weighted += static_cast<double>(r.total) * static_cast<double>(r.total) / 2;
+  }
+}
+
 ServingResult Engine::run() {
   begin();
   while (step() == Status::ran) {
@@ -73,22 +93,7 @@ Engine::Status Engine::step() {
     const bool fused_whole = !cfg_.chunked_prefill && cfg_.whole_prompts_with_decodes;
     if (!cfg_.chunked_prefill && !fused_whole && !waiting_.empty()) {
       // vLLM v0 without chunking: a step of whole prompts, prioritised over decodes.
-      while (!waiting_.empty() && running_ < cfg_.max_seqs) {
-        const int32_t id = waiting_.front();
-        Req& r = reqs_[static_cast<size_t>(id)];
-        const int64_t need = admission_blocks(r);
-        if (r.total > budget || need + watermark_ > free_blocks_) break;
-        waiting_.pop_front();
-        free_blocks_ -= need;
-        if (reserve_) r.reserved = need;
-        budget -= r.total;
-        r.st = St::prefilling;
-        if (r.admitted < 0) r.admitted = t;
-        list_push_back(id);
-        step_prefills_.push_back(Chunk{id, r.total});
-        prefill_tokens += static_cast<double>(r.total);
-        prefill_ctx_weighted += static_cast<double>(r.total) * static_cast<double>(r.total) / 2;
-      }
+      admit_whole_prompts(budget, t, prefill_tokens, prefill_ctx_weighted);
       prefill_only = !step_prefills_.empty();
     }
     int decodes = 0;
@@ -150,23 +155,7 @@ Engine::Status Engine::step() {
       } else if (fused_whole) {
         // Whole prompts behind the decodes, in arrival order, while the budget holds each; the
         // first that does not fit stops the step's admissions (TensorRT-LLM, no chunked context).
-        while (!preempted && !waiting_.empty() && running_ < cfg_.max_seqs) {
-          const int32_t id = waiting_.front();
-          Req& r = reqs_[static_cast<size_t>(id)];
-          const int64_t need = admission_blocks(r);
-          if (r.total > budget || need + watermark_ > free_blocks_) break;
-          waiting_.pop_front();
-          free_blocks_ -= need;
-          if (reserve_) r.reserved = need;
-          budget -= r.total;
-          r.st = St::prefilling;
-          r.done = 0;
-          if (r.admitted < 0) r.admitted = t;
-          list_push_back(id);
-          step_prefills_.push_back(Chunk{id, r.total});
-          prefill_tokens += static_cast<double>(r.total);
-          prefill_ctx_weighted += static_cast<double>(r.total) * static_cast<double>(r.total) / 2;
-        }
+        if (!preempted) admit_whole_prompts(budget, t, prefill_tokens, prefill_ctx_weighted);
       }
     }
     deliver_in_transit();
