@@ -60,9 +60,11 @@ ReportOptions options(Lang lang) {
 }
 
 const Table* find_table(const Document& d, const std::string& id) {
-  for (const auto& s : d.sections)
-    for (const auto& b : s.blocks)
+  for (const auto& s : d.sections) {
+    for (const auto& b : s.blocks) {
       if (b.kind == BlockKind::table && b.table.id == id) return &b.table;
+    }
+  }
   return nullptr;
 }
 
@@ -241,9 +243,11 @@ TEST_CASE("sensitivity: cases as stated, and break-even points where the TCOs me
     PlanInputs x = s.in;
     x.verify_top = 0;
     if (c.param == SensitivityParam::electricity) x.prices.electricity_usd_per_kwh *= c.factor;
-    for (auto& dp : x.prices.devices)
-      for (auto& t : dp.tiers)
+    for (auto& dp : x.prices.devices) {
+      for (auto& t : dp.tiers) {
         if (c.param == SensitivityParam::device_prices) t.unit_price_usd *= c.factor;
+      }
+    }
     auto solved = solve(x);
     REQUIRE(solved);
     INFO(sensitivity_param_name(c.param) << " x" << c.factor);

@@ -8,6 +8,7 @@
 // CSV column tables (cli/import_schemas.hpp), written from their readers' tables: byte for byte,
 // the project's own files validate, and each CSV reader refuses a header without a column its
 // table says is needed.
+#include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 
@@ -251,7 +252,7 @@ TEST_CASE("docs/schema holds exactly what the loaders and readers generate, byte
           "[unit]") {
   std::set<std::string> expected;
   for (const auto& [name, text] : generated_files()) {
-    const std::string file = kSource + "/docs/schema/" + name;
+    const std::string file = fmt::format("{}/docs/schema/{}", kSource, name);
     INFO(file << ": regenerate with `infercap schema -o docs/schema`");
     REQUIRE(fs::exists(file));
     CHECK(slurp(file) == text);
@@ -573,7 +574,7 @@ TEST_CASE("each CSV reader refuses a header without a column its table says is n
       const auto r = calibration::parse_measurement_csv(csv_without(names, cells, name), "f.csv");
       REQUIRE_FALSE(r);
       CHECK(r.error().message ==
-            "f.csv:1:1: " + name + ": the header needs a '" + name + "' column");
+            fmt::format("f.csv:1:1: {0}: the header needs a '{0}' column", name));
     }
     // A column no table lists is refused; an unknown header key names the table's keys.
     names.push_back("wattage");
@@ -609,7 +610,7 @@ TEST_CASE("each CSV reader refuses a header without a column its table says is n
       const auto r =
           cli::parse_llama_bench_csv(csv_without(names, cells, name), "lb.csv", {}, catalog);
       REQUIRE_FALSE(r);
-      CHECK(r.error().message.find("lb.csv:1:1: " + name + ": expected a '" + name + "' column") ==
+      CHECK(r.error().message.find(fmt::format("lb.csv:1:1: {0}: expected a '{0}' column", name)) ==
             0);
     }
     CHECK(needed == 4);
