@@ -33,11 +33,12 @@ std::string whole_range(Col c) {
                      static_cast<long long>(c->bounds.hi));
 }
 
-// The `input_len_points` cell: ';'-separated token counts in [1, kMaxTokens] whose mean is the
-// row's input_len (within half a token: points written in whole tokens round each share's mean),
-// so the two columns cannot tell different stories. Calls `fail` with the first problem.
-void read_length_points(const std::string& cell, MeasurementRow& r,
-                        const std::function<void(std::string)>& fail) {
+// A `input_len_points` or `output_len_points` cell: ';'-separated token counts in [1, kMaxTokens]
+// whose mean is the row's input_len or output_len (`mean_name`, `mean`; within half a token:
+// points written in whole tokens round each share's mean), so the two columns cannot tell
+// different stories. Calls `fail` with the first problem; `out` is set only when all is well.
+void read_length_points(const std::string& cell, std::string_view mean_name, double mean_want,
+                        std::vector<double>& out, const std::function<void(std::string)>& fail) {
   std::vector<double> points;
   size_t start = 0;
   while (start <= cell.size()) {
@@ -59,14 +60,13 @@ void read_length_points(const std::string& cell, MeasurementRow& r,
   double sum = 0;
   for (double p : points) sum += p;
   const double mean = sum / static_cast<double>(points.size());
-  if (!(std::abs(mean - r.input_len) <= 0.5)) {
-    fail(
-        fmt::format("expected points whose mean is input_len ({:g}), found a mean of {:.2f} "
-                    "over {} points",
-                    r.input_len, mean, points.size()));
+  if (!(std::abs(mean - mean_want) <= 0.5)) {
+    fail(fmt::format(
+        "expected points whose mean is {} ({:g}), found a mean of {:.2f} over {} points", mean_name,
+        mean_want, mean, points.size()));
     return;
   }
-  r.input_len_points = std::move(points);
+  out = std::move(points);
 }
 
 }  // namespace
@@ -223,8 +223,12 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (given("ttft_p99_limit_s")) num("ttft_p99_limit_s", r.ttft_p99_limit_s);
     if (given("tpot_p99_limit_s")) num("tpot_p99_limit_s", r.tpot_p99_limit_s);
     if (given("input_len_points") && !get("input_len_points").empty()) {
-      read_length_points(get("input_len_points"), r,
+      read_length_points(get("input_len_points"), "input_len", r.input_len, r.input_len_points,
                          [&](std::string msg) { fail("input_len_points", std::move(msg)); });
+    }
+    if (given("output_len_points") && !get("output_len_points").empty()) {
+      read_length_points(get("output_len_points"), "output_len", r.output_len, r.output_len_points,
+                         [&](std::string msg) { fail("output_len_points", std::move(msg)); });
     }
     if (ok) each(std::move(r));
   }
@@ -333,6 +337,7 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
   c.max_batched_tokens = r.max_num_tokens;
   c.requests = r.requests;
   c.prompt_len_points = r.input_len_points;
+  c.output_len_points = r.output_len_points;
   if (!reason.empty()) return std::nullopt;
   if (is_latency_metric(it->second)) c.measured = to_seconds(r, r.value);
   return it->second;

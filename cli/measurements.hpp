@@ -226,6 +226,13 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      "of an equal share of the dataset's samples, sorted): the spread the simulator samples "
      "prompts from; input_len must be their mean (within half a token); empty: every prompt "
      "input_len long"},
+    {"output_len_points",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "a serving row's output lengths as equal-weight points, ';'-separated, as input_len_points "
+     "for prompts: the spread the simulator samples outputs from; output_len must be their mean "
+     "(within half a token); empty: every output output_len long"},
 };
 
 struct MeasurementRow {
@@ -287,6 +294,9 @@ struct MeasurementRow {
   /// (tokens, each in [1, kMaxTokens]), whose mean is `input_len`; empty = every prompt
   /// `input_len` long.
   std::vector<double> input_len_points;
+  /// Optional `output_len_points` column: the same for output lengths, whose mean is
+  /// `output_len`; empty = every output `output_len` long.
+  std::vector<double> output_len_points;
 };
 
 /// Reads a CSV file one row at a time and hands each well-formed row to `each`; malformed lines

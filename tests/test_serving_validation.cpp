@@ -198,6 +198,47 @@ TEST_CASE("chunked_prefill column: the row's prompt scheduling over the stack's"
   std::remove(path.c_str());
 }
 
+TEST_CASE("output_len_points column: outputs sampled from the row's spread", "[model]") {
+  // One closed-loop client (no queueing), 256-token prompts, outputs 64 tokens long or spread
+  // over two equal shares of 32 and 96 (mean 64). A request takes TTFT + (L - 1) x TPOT, linear
+  // in L, so the spread keeps the mean end to end (to the small growth of the context) and its
+  // P99 is a 96-token request's: TTFT + 95 x TPOT, with TTFT and TPOT the fixed rows' own.
+  const std::string path = infercap::testing::tmp_path("infercap-test-output-points.csv");
+  const std::string head =
+      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+      "batch,metric,value,unit,stack,notes,tp,serving_mode,output_len_points\n";
+  auto row = [](const std::string& id, const std::string& metric, const std::string& points) {
+    return id + ",x,h100-sxm,1,,llama-3.1-8b,,BF16,256,64,1," + metric +
+           ",1,s,vLLM,,1,concurrency," + points + "\n";
+  };
+  const auto m = mapped(path, head + row("O-1", "ttft_mean", "") + row("O-2", "tpot_mean", "") +
+                                  row("O-3", "e2e_latency_mean", "") +
+                                  row("O-4", "e2e_latency_mean", "32;96") +
+                                  row("O-5", "e2e_latency_p99", "32;96"));
+  REQUIRE(m.size() == 5);
+  for (const auto& r : m) REQUIRE(r.bench);
+  CHECK(m[0].bench->output_len_points.empty());
+  CHECK(m[4].bench->output_len_points == std::vector<double>{32, 96});
+  const StackSpec* stack = test::project_catalog().catalog.find_stack("vllm");
+  REQUIRE(stack);
+  std::vector<double> v;
+  for (const auto& r : m) {
+    auto p = predict_case(*r.bench, *stack);
+    REQUIRE(p);
+    v.push_back(*p);
+  }
+  const double ttft = v[0], tpot = v[1];
+  CHECK(v[2] == Approx(ttft + 63 * tpot).epsilon(0.02));
+  CHECK(v[3] == Approx(v[2]).epsilon(0.02));
+  CHECK(v[4] == Approx(ttft + 95 * tpot).epsilon(0.03));
+  // Points that do not average to output_len are refused at their cell.
+  const spec::Diagnostics bad = refusal(path, head + row("O-6", "ttft_mean", "32;64"));
+  check_refused_at(bad, 2, 19, "output_len_points",
+                   "expected points whose mean is output_len (64), found a mean of 48.00 over 2 "
+                   "points");
+  std::remove(path.c_str());
+}
+
 TEST_CASE("dispatch column: a rate row's replicas run behind their dispatcher", "[model]") {
   // Two rows of one fixed-rate setting on two replicas (hw_count 2, tp 1): without a dispatch
   // column each replica is simulated at its Poisson half and its throughput doubled; with

@@ -196,7 +196,10 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
                ? fixed_length(std::max(1.0, c.prompt_tokens))
                : histogram_length(c.prompt_len_points,
                                   std::vector<double>(c.prompt_len_points.size(), 1.0));
-  auto o = fixed_length(std::max(1.0, c.output_tokens));
+  auto o = c.output_len_points.empty()
+               ? fixed_length(std::max(1.0, c.output_tokens))
+               : histogram_length(c.output_len_points,
+                                  std::vector<double>(c.output_len_points.size(), 1.0));
   if (!p || !o) return Error{fmt::format("case {}: lengths: expected positive tokens", c.id)};
   rc.prompt_tokens = *p;
   rc.output_tokens = *o;

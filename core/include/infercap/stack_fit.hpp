@@ -114,6 +114,9 @@ struct BenchCase {
   /// the mean of each 1/N share of its sorted lengths), whose mean is `prompt_tokens`; empty =
   /// every prompt `prompt_tokens` long.
   std::vector<double> prompt_len_points;
+  /// The same for output lengths, whose mean is `output_tokens`; empty = every output
+  /// `output_tokens` long.
+  std::vector<double> output_len_points;
   /// P99 limits (seconds; 0 = no limit on that metric). serving_max_rate_output_tokens_per_s
   /// needs one; on any other metric of a rate run they say the row was measured at the highest
   /// rate within them (MLPerf Server), and the model's value is read at its own highest such
