@@ -339,13 +339,13 @@ class Engine {
   }
 
   // --- KV blocks ---
-  // What admitting r takes: its prompt's blocks (vLLM: allocated on demand as tokens arrive), or
-  // with reserve_full_sequence every block its prompt and remaining output will fill (TensorRT-LLM
-  // GUARANTEED_NO_EVICT: a request is admitted only if it can run to its end without eviction).
   /// Whole waiting prompts, in arrival order, into the step being scheduled while the budget,
   /// max_seqs and the blocks above the watermark hold each; the first that does not fit stops
   /// it. Adds each prompt's tokens and its tokens x mean context to the step's sums.
   void admit_whole_prompts(int64_t& budget, double t, double& tokens, double& ctx_weighted);
+  // What admitting r takes: its prompt's blocks (vLLM: allocated on demand as tokens arrive), or
+  // with reserve_full_sequence every block its prompt and remaining output will fill (TensorRT-LLM
+  // GUARANTEED_NO_EVICT: a request is admitted only if it can run to its end without eviction).
   int64_t admission_blocks(const Req& r) const {
     return reserve_ ? ceil_div(r.total + (r.output - r.generated), block_)
                     : ceil_div(r.total, block_);

@@ -32,8 +32,9 @@ std::string export_currency_code(const ExportRequest& r);
 /// model's measured error (docs/validation.md, "Fitted stacks": the stack fit's median error on
 /// a device left out of the fit, llama.cpp on CUDA GPUs: decode 6.0%, prefill 13.6% as of
 /// 2026-12-07, 6.9% and 14.5% before the unfused attention was priced as its code runs) for the
-/// sensitivity case and the method appendix. tests/test_report.cpp recomputes both from the held-out
-/// rows of data/validation/residuals.csv, so a refit that moves them fails until they follow.
+/// sensitivity case and the method appendix. tests/test_report.cpp recomputes both from the
+/// held-out rows of data/validation/residuals.csv, so a refit that moves them fails until they
+/// follow.
 ReportOptions export_options(const ExportRequest& r);
 
 /// Applies export_currency_code(r) to a copy of `in`; when that changes the display currency
