@@ -155,6 +155,7 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
     // units for quantised prefill, the AMX buffer's GEMV or the vector dot code for quantised
     // decode, as the model reads them (llamacpp_cpu_fractions).
     bool amx_prefill = false, vector_quant_prefill = false, few_threads = false;
+    bool native_prefill = false, fp16_prefill = false;
     bool amx_decode = false, vector_quant_decode = false;
     for (const auto& c : cases) {
       if (!c.hardware.cpu) continue;
@@ -164,6 +165,8 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
       const CpuKernelFractions f = llamacpp_cpu_fractions(c.deployment.precision.weights, k);
       const auto used = c.metric != BenchMetric::generation_tokens_per_s ? f.prefill : f.decode;
       amx_prefill |= used == &StackEfficiency::amx_gemm_fraction;
+      native_prefill |= used == &StackEfficiency::gemm_compute_fraction;
+      fp16_prefill |= used == &StackEfficiency::fp16_gemm_compute_fraction;
       vector_quant_prefill |= used == &StackEfficiency::quantised_gemm_compute_fraction;
       amx_decode |= used == &StackEfficiency::amx_dot_fraction;
       vector_quant_decode |= used == &StackEfficiency::quantised_dot_fraction;
@@ -179,7 +182,8 @@ std::vector<StackParam> params_for(HwClass cls, const StackEfficiency& start,
                           (c.hardware.cpu && c.hardware.cpu->per_core_bandwidth_bytes_per_s > 0);
     }
     if (few_threads && !measured_per_core) p.push_back(StackParam::core_bandwidth_bytes_per_s);
-    if (has_prefill && has_native) p.push_back(StackParam::gemm_compute_fraction);
+    if (native_prefill) p.push_back(StackParam::gemm_compute_fraction);
+    if (fp16_prefill) p.push_back(StackParam::fp16_gemm_compute_fraction);
     if (vector_quant_prefill) p.push_back(StackParam::quantised_gemm_compute_fraction);
     if (amx_prefill) p.push_back(StackParam::amx_gemm_fraction);
     if (has_native_decode) p.push_back(StackParam::dot_fraction);

@@ -73,6 +73,7 @@ std::string stack_to_yaml(const StackSpec& s) {
     if (e.cpu_isa_kernels) {
       o += "    cpu_isa_kernels: true\n";
       o += fmt::format("    amx_gemm_fraction: {:.4g}\n", e.amx_gemm_fraction);
+      o += fmt::format("    fp16_gemm_compute_fraction: {:.4g}\n", e.fp16_gemm_compute_fraction);
       o += fmt::format("    dot_fraction: {:.4g}\n", e.dot_fraction);
       o += fmt::format("    quantised_dot_fraction: {:.4g}\n", e.quantised_dot_fraction);
       o += fmt::format("    amx_dot_fraction: {:.4g}\n", e.amx_dot_fraction);

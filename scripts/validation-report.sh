@@ -74,7 +74,8 @@ leave_out_data() {
     -e 's/^    dot_fraction: .*/    dot_fraction: 0.5/' \
     -e 's/^    quantised_dot_fraction: .*/    quantised_dot_fraction: 0.07955/' \
     -e 's/^    amx_dot_fraction: .*/    amx_dot_fraction: 0.2/' \
-    -e 's/^    amx_gemm_fraction: .*/    amx_gemm_fraction: 0.04/' "$1/stacks/llama.cpp.yaml"
+    -e 's/^    amx_gemm_fraction: .*/    amx_gemm_fraction: 0.04/' \
+    -e 's/^    fp16_gemm_compute_fraction: .*/    fp16_gemm_compute_fraction: 0.45/' "$1/stacks/llama.cpp.yaml"
 }
 leave_out_data "$LODO"
 # The leave-one-device-out refits start from these priors, not from the committed fit: a

@@ -67,6 +67,7 @@ StackSpec isa_stack() {
   e.gemm_compute_fraction = 0.5;
   e.quantised_gemm_compute_fraction = 0.25;
   e.amx_gemm_fraction = 0.1;
+  e.fp16_gemm_compute_fraction = 0.6;
   e.dot_fraction = 0.8;
   e.quantised_dot_fraction = 0.4;
   e.amx_dot_fraction = 0.6;
@@ -219,8 +220,10 @@ TEST_CASE("llama.cpp kernel choices per format and ISA", "[model]") {
   CHECK(i8.prefill == &E::quantised_gemm_compute_fraction);
   CHECK(i8.decode == &E::quantised_dot_fraction);
   const auto f16 = llamacpp_cpu_fractions(DType::fp16, llamacpp_cpu_kernels(DType::fp16, amx));
-  CHECK(f16.prefill == &E::gemm_compute_fraction);
+  CHECK(f16.prefill == &E::fp16_gemm_compute_fraction);
   CHECK(f16.decode == &E::dot_fraction);
+  const auto bf16 = llamacpp_cpu_fractions(DType::bf16, llamacpp_cpu_kernels(DType::bf16, avx2));
+  CHECK(bf16.prefill == &E::gemm_compute_fraction);
 }
 
 TEST_CASE("a Q4_0 file's output tensor: Q6_K, or Q8_0 where hidden is not a multiple of 256",
@@ -373,15 +376,40 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     d.cpu.amx = false;
     CHECK(rates_of(m, amx_cpu(), s, d).weights_per_s == Approx(16 * 4e9 * 128 * 0.4 / 2));
   }
-  SECTION("F16 is a native format: gemm_compute_fraction and dot_fraction") {
+  SECTION("F16: its tile at fp16_gemm_compute_fraction, decode at dot_fraction") {
     const auto r = rates_of(m, vnni_cpu(), s, dep(DType::fp16));
-    CHECK(r.gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
+    CHECK(r.gemm_flops == Approx(16 * 4e9 * 32 * 0.6));
     CHECK(r.weights_per_s == Approx(16 * 4e9 * 32 * 0.8 / 2));
+    // BF16 on the same part: VDPBF16PS, 2 f = 64 at gemm_compute_fraction.
+    CHECK(rates_of(m, vnni_cpu(), s, dep(DType::bf16)).gemm_flops == Approx(16 * 4e9 * 64 * 0.5));
+  }
+  SECTION("F16 on Intel zmm code: the conversions take FMA slots (ports 0 and 5 only)") {
+    // 64 FLOP/cycle (two 512-bit FMA units) on 16 cores at 4 GHz.
+    HardwareSpec h = amx_cpu();
+    h.vendor = "intel";
+    at(h.dense_flops_per_s, ComputeType::fp32) = 16 * 4e9 * 64;
+    // An AMX build: the AMX buffer's 4 x 6 tile converts its 6 weight vectors a k step beside
+    // 24 FMAs: 24 / 30 of the slots multiply.
+    CHECK(llamacpp_prefill_fma_share(h, DType::fp16, true) == Approx(24.0 / 30));
+    CHECK(rates_of(m, h, s, dep(DType::fp16)).gemm_flops == Approx(16 * 4e9 * 64 * 0.6 * 24 / 30));
+    // Without AMX, tinyBLAS's 4 x 6 tile converts both operands, 4 + 6 vectors: 24 / 34.
+    Deployment d = dep(DType::fp16);
+    d.cpu.amx = false;
+    CHECK(rates_of(m, h, s, d).gemm_flops == Approx(16 * 4e9 * 64 * 0.6 * 24 / 34));
+    // Only F16 converts in its tile; BF16 (VDPBF16PS) and fp32 do not.
+    CHECK(llamacpp_prefill_fma_share(h, DType::bf16, false) == 1);
+    CHECK(llamacpp_prefill_fma_share(h, DType::fp32, false) == 1);
+    // AMD (the Zen guests' F16 tiles reach 56-62% of the FMA peak) and AVX2-only parts: 1.
+    h.vendor = "amd";
+    CHECK(llamacpp_prefill_fma_share(h, DType::fp16, false) == 1);
+    HardwareSpec a = avx2_cpu();
+    a.vendor = "intel";
+    CHECK(llamacpp_prefill_fma_share(a, DType::fp16, false) == 1);
   }
   SECTION("two sockets whose engine spans them: 1 + c of one socket's compute, not 2") {
     // tp = 2 on a CPU is one server's two sockets. With cross_socket_compute_fraction c = 0.2
     // each socket's half of the work runs at (1 + c) / 2 = 0.6 of its rate: the pair is 1.2 x
-    // one socket. F16 on vnni_cpu: 16 x 4e9 x 32 x 0.5 per socket, attention 16 x 4e9 x 32 x 0.5.
+    // one socket. F16 on vnni_cpu: 16 x 4e9 x 32 x 0.6 per socket, attention 16 x 4e9 x 32 x 0.5.
     HardwareSpec h = vnni_cpu();
     h.link_bandwidth_bytes_per_s = 100e9;
     Deployment d = dep(DType::fp16);
@@ -389,14 +417,14 @@ TEST_CASE("an ISA stack's rates are fractions of the kernel family's peak", "[mo
     StackSpec c = s;
     c.for_class(HwClass::cpu).cross_socket_compute_fraction = 0.2;
     const auto r = rates_of(m, h, c, d);
-    CHECK(r.gemm_flops == Approx(16 * 4e9 * 32 * 0.5 * 0.6));
+    CHECK(r.gemm_flops == Approx(16 * 4e9 * 32 * 0.6 * 0.6));
     CHECK(r.attn_flops == Approx(16 * 4e9 * 32 * 0.5 * 0.6));
     // The default (1): pinned tensor-parallel shards, each socket at its full rate.
     const auto ideal = rates_of(m, h, s, d);
-    CHECK(ideal.gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
+    CHECK(ideal.gemm_flops == Approx(16 * 4e9 * 32 * 0.6));
     // One socket is untouched by the fraction.
     d.tp = 1;
-    CHECK(rates_of(m, h, c, d).gemm_flops == Approx(16 * 4e9 * 32 * 0.5));
+    CHECK(rates_of(m, h, c, d).gemm_flops == Approx(16 * 4e9 * 32 * 0.6));
   }
   SECTION("a CPU entry without a base clock cannot run the kernel model: an error value") {
     HardwareSpec h = avx2_cpu();

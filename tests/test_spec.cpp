@@ -341,6 +341,7 @@ sources: [{fields: ["*"], ref: fixture, date: 2026-11-29}]
   CHECK(g.weight_bandwidth_fraction == Approx(0.8));
   CHECK(g.quantised_gemm_compute_fraction == Approx(0.5));
   CHECK(g.attention_compute_fraction == Approx(0.5));
+  CHECK(g.fp16_gemm_compute_fraction == Approx(0.5));  // not stated: gemm_compute_fraction
   CHECK(g.kernel_overhead_s == Approx(4e-6));
   CHECK_FALSE(g.fused_attention);
   CHECK(g.attention_score_bytes_per_pair == 24);
@@ -398,6 +399,46 @@ classes:
       CHECK_THAT(d2.format(), Catch::Contains(key));
     }
   }
+}
+
+TEST_CASE("fp16_gemm_compute_fraction: gemm_compute_fraction unless stated, written back, bounded",
+          "[unit]") {
+  auto load = [](const std::string& line, Diagnostics& d) {
+    std::string text = R"(schema_version: 1
+kind: stack
+name: t-stack
+classes:
+  cpu:
+    weight_bandwidth_fraction: 0.8
+    kv_bandwidth_fraction: 0.6
+    gemm_compute_fraction: 0.4
+    cpu_isa_kernels: true
+)";
+    text += line;
+    text += R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-07}]
+)";
+    const Document doc = doc_of(text.c_str(), d);
+    return load_stack(doc, d);
+  };
+  Diagnostics d0;
+  auto plain = load("", d0);
+  REQUIRE(plain);
+  CHECK(plain->for_class(HwClass::cpu).fp16_gemm_compute_fraction == Approx(0.4));
+  Diagnostics d1;
+  auto set = load("    fp16_gemm_compute_fraction: 0.57\n", d1);
+  INFO(d1.format());
+  REQUIRE(set);
+  CHECK(set->for_class(HwClass::cpu).fp16_gemm_compute_fraction == Approx(0.57));
+  CHECK(set->for_class(HwClass::cpu).gemm_compute_fraction == Approx(0.4));
+  Diagnostics d2;
+  auto back = written_back(*set, d2);
+  INFO(d2.format());
+  REQUIRE(back);
+  CHECK(back->for_class(HwClass::cpu).fp16_gemm_compute_fraction == Approx(0.57));
+  Diagnostics d3;
+  CHECK_FALSE(load("    fp16_gemm_compute_fraction: 1.2\n", d3));
+  CHECK_THAT(d3.format(), Catch::Contains("fp16_gemm_compute_fraction"));
+  CHECK_THAT(d3.format(), Catch::Contains(":10:"));
 }
 
 TEST_CASE("a written stack reads back the same: line breaks, tabs and quotes in its text",

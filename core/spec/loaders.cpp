@@ -329,6 +329,12 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     get(*c, "flops_per_watt", e.flops_per_watt, false, Range::non_negative());
     get(*c, "cpu_isa_kernels", e.cpu_isa_kernels, false);
     get(*c, "amx_gemm_fraction", e.amx_gemm_fraction, false, frac);
+    const bool f16_given = c->has("fp16_gemm_compute_fraction");
+    get(*c, "fp16_gemm_compute_fraction", e.fp16_gemm_compute_fraction, false, frac);
+    c->describe_note("fp16_gemm_compute_fraction",
+                     "CPU kernels per instruction family only: prefill over F16 weights (fp32 FMA "
+                     "after VCVTPH2PS) of the FMA peak; not stated = gemm_compute_fraction.");
+    if (full && !f16_given) e.fp16_gemm_compute_fraction = e.gemm_compute_fraction;
     get(*c, "dot_fraction", e.dot_fraction, false, frac);
     get(*c, "quantised_dot_fraction", e.quantised_dot_fraction, false, frac);
     get(*c, "amx_dot_fraction", e.amx_dot_fraction, false, frac);

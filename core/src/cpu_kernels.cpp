@@ -134,12 +134,24 @@ CpuKernelFractions llamacpp_cpu_fractions(DType weights, const CpuKernelChoice& 
     f.prefill = &StackEfficiency::amx_gemm_fraction;
   } else if (quant) {
     f.prefill = &StackEfficiency::quantised_gemm_compute_fraction;
+  } else if (k.prefill == CpuKernel::fp16_fma) {
+    f.prefill = &StackEfficiency::fp16_gemm_compute_fraction;
   }
   if (quant) {
     f.decode = is_amx(k.prefill) ? &StackEfficiency::amx_dot_fraction
                                  : &StackEfficiency::quantised_dot_fraction;
   }
   return f;
+}
+
+double llamacpp_prefill_fma_share(const HardwareSpec& hw, DType weights, bool amx_build) {
+  if (weights != DType::fp16 || !hw.cpu || !hw.cpu->avx512 || hw.vendor != "intel") return 1;
+  // Both F16 tiles are 4 x 6 zmm accumulators: 24 FMAs a k step of 16. tinyBLAS converts its 4
+  // A and 6 B loads (both operands are F16 there); the AMX buffer's tinygemm_kernel_avx reads
+  // fp32 activations and converts only its 6 weight loads.
+  constexpr double kFmas = 4.0 * 6.0;
+  const double conversions = amx_build ? 6.0 : 4.0 + 6.0;
+  return kFmas / (kFmas + conversions);
 }
 
 double llamacpp_streamed_bytes_per_weight(DType weights, const CpuKernelChoice& k) {

@@ -232,7 +232,8 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     }
     // Each kernel family's fraction of its peak (llamacpp_cpu_fractions).
     const CpuKernelFractions fractions = llamacpp_cpu_fractions(dep.precision.weights, k);
-    r.gemm_flops = core_hz * prefill_ops * (eff.*fractions.prefill);
+    r.gemm_flops = core_hz * prefill_ops * (eff.*fractions.prefill) *
+                   llamacpp_prefill_fma_share(hw, dep.precision.weights, engine_cpu.amx);
     r.attn_flops = core_hz * attn_ops * eff.attention_compute_fraction;
     // Decode: one multiply-add (2 ops) per weight per token in the family's dot loop.
     isa_decode_ops = core_hz * isa_decode_ops * (eff.*fractions.decode) / 2.0;

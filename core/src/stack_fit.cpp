@@ -13,7 +13,7 @@
 namespace infercap {
 
 std::string_view stack_param_name(StackParam p) {
-  static constexpr std::array<std::string_view, 16> kNames{"weight_bandwidth_fraction",
+  static constexpr std::array<std::string_view, 17> kNames{"weight_bandwidth_fraction",
                                                            "kv_bandwidth_fraction",
                                                            "gemm_compute_fraction",
                                                            "quantised_gemm_compute_fraction",
@@ -28,7 +28,8 @@ std::string_view stack_param_name(StackParam p) {
                                                            "quantised_dot_fraction",
                                                            "core_bandwidth_bytes_per_s",
                                                            "dot_memory_overlap",
-                                                           "amx_dot_fraction"};
+                                                           "amx_dot_fraction",
+                                                           "fp16_gemm_compute_fraction"};
   return kNames[static_cast<int>(p)];
 }
 
@@ -66,6 +67,8 @@ double* stack_param_field(StackEfficiency& e, StackParam p) {
       return &e.dot_memory_overlap;
     case StackParam::amx_dot_fraction:
       return &e.amx_dot_fraction;
+    case StackParam::fp16_gemm_compute_fraction:
+      return &e.fp16_gemm_compute_fraction;
   }
   return nullptr;
 }

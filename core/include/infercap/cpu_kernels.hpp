@@ -86,7 +86,8 @@ CpuKernelChoice llamacpp_cpu_kernels(DType weights, const CpuTopology& cpu);
 /// The StackEfficiency fractions that scale a llama.cpp kernel choice on the per-ISA path
 /// (cpu_isa_kernels): prefill at amx_gemm_fraction on AMX tiles, else
 /// quantised_gemm_compute_fraction for quantised weights (block formats and int8, which llama.cpp
-/// runs as Q8_0), else gemm_compute_fraction; decode at amx_dot_fraction where the AMX buffer
+/// runs as Q8_0), fp16_gemm_compute_fraction for F16 (converted to fp32 in the tile), else
+/// gemm_compute_fraction; decode at amx_dot_fraction where the AMX buffer
 /// holds quantised weights (its tiles run their prefill), else quantised_dot_fraction or
 /// dot_fraction. The model reads them here and the fit selects its parameters by them, so both
 /// agree on which rows speak for which fraction.
@@ -95,6 +96,20 @@ struct CpuKernelFractions {
   double StackEfficiency::*decode = &StackEfficiency::dot_fraction;
 };
 CpuKernelFractions llamacpp_cpu_fractions(DType weights, const CpuKernelChoice& k);
+
+/// The share of the FMA issue slots that llama.cpp's F16 prefill tile leaves to its multiplies.
+/// On Intel cores running zmm code only ports 0 and 5 execute 512-bit uops (port 1's vector
+/// units are fused into port 0; Intel 64 and IA-32 Architectures Optimization Reference
+/// Manual, Skylake Server microarchitecture), and both FMA units sit there, so every VCVTPH2PS
+/// of an F16 tile takes an FMA slot: tinyBLAS's 4 x 6 tile (llamafile/sgemm.cpp, both operands
+/// F16) issues 24 FMAs and 10 conversions a k step, 24 / 34 of its slots multiplying; the AMX
+/// buffer's tinygemm_kernel_avx<4, 6> (amx/mmq.cpp, which takes F16 weights in an AMX build)
+/// converts only the 6 weight vectors, 24 / 30. At least one uop per conversion is counted, so
+/// this is the least the conversions cost. 1 on AMD: the F16 tile reaches 62% of the FMA peak
+/// on the Zen 5 guest and 56% on the Zen 3 one, above the BF16 tiles' 42-45%, which a tile
+/// whose conversions took FMA slots could not (AMD's pipe assignment was not read). 1 on AVX2-only
+/// Intel parts (no zmm code; no F16 rows to check), and for other formats.
+double llamacpp_prefill_fma_share(const HardwareSpec& hw, DType weights, bool amx_build);
 
 /// Bytes per weight that llama.cpp streams in decode for a weight format and kernel choice: the
 /// format's own size, except where the AMX buffer type holds the weights in its packed layout

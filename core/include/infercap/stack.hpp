@@ -88,13 +88,19 @@ struct StackEfficiency {
   // --- CPUs: kernels per instruction family (core/include/infercap/cpu_kernels.hpp) ---
   /// true: the stack's CPU rates come from the kernel it runs for each weight format (llama.cpp's
   /// choices), each at a fraction of that kernel family's peak: prefill at
-  /// gemm_compute_fraction (native formats), quantised_gemm_compute_fraction (block formats on
-  /// vector units) or amx_gemm_fraction (AMX tiles); decode's dot-product loop is also limited
-  /// to dot_fraction / quantised_dot_fraction / amx_dot_fraction of its family's peak. false: one
-  /// fraction of the catalog's table roof for the compute type (the stack's own kernels are not
-  /// modelled).
+  /// gemm_compute_fraction (native formats), fp16_gemm_compute_fraction (F16 weights),
+  /// quantised_gemm_compute_fraction (block formats on vector units) or amx_gemm_fraction (AMX
+  /// tiles); decode's dot-product loop is also limited to dot_fraction / quantised_dot_fraction /
+  /// amx_dot_fraction of its family's peak. false: one fraction of the catalog's table roof for
+  /// the compute type (the stack's own kernels are not modelled).
   bool cpu_isa_kernels = false;
-  double amx_gemm_fraction = 1;       ///< AMX tile GEMMs (prefill) of the kernel's AMX peak
+  double amx_gemm_fraction = 1;  ///< AMX tile GEMMs (prefill) of the kernel's AMX peak
+  /// Prefill GEMMs over F16 weights (VCVTPH2PS + fp32 FMA tiles) of the FMA peak, after the
+  /// conversions' share of the FMA ports (llamacpp_prefill_fma_share). Its own fraction: on the
+  /// three 2-core guests llama.cpp's F16 tile reaches 1.2-1.4x the fraction its BF16 and fp32
+  /// tiles do (Zen 5: 62% of two AVX-512 FMA units against BF16's 42% of VDPBF16PS). Not stated =
+  /// gemm_compute_fraction.
+  double fp16_gemm_compute_fraction = 1;
   double dot_fraction = 1;            ///< batch-1 dot loop, native weights, of the family peak
   double quantised_dot_fraction = 1;  ///< same, block-quantised weights (unpacking, scales)
   /// Batch-1 decode of weights in llama.cpp's AMX buffer (Q4_0, Q4_K, Q8_0 where the engine runs

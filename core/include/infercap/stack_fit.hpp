@@ -153,6 +153,7 @@ enum class StackParam : unsigned char {
   core_bandwidth_bytes_per_s,
   dot_memory_overlap,
   amx_dot_fraction,
+  fp16_gemm_compute_fraction,
 };
 std::string_view stack_param_name(StackParam p);
 /// True for parameters that are fractions in (0, 1]; false for overheads, cycles and rates.
