@@ -222,6 +222,7 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (given("pp")) whole("pp", r.pp);
     if (given("ttft_p99_limit_s")) num("ttft_p99_limit_s", r.ttft_p99_limit_s);
     if (given("tpot_p99_limit_s")) num("tpot_p99_limit_s", r.tpot_p99_limit_s);
+    if (given("duration_s")) num("duration_s", r.duration_s);
     if (given("input_len_points") && !get("input_len_points").empty()) {
       read_length_points(get("input_len_points"), "input_len", r.input_len, r.input_len_points,
                          [&](std::string msg) { fail("input_len_points", std::move(msg)); });
@@ -336,6 +337,9 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
   c.max_seqs = r.max_batch;
   c.max_batched_tokens = r.max_num_tokens;
   c.requests = r.requests;
+  c.duration_s = r.duration_s;
+  if (reason.empty() && r.duration_s > 0 && c.serving != ServingMode::rate)
+    reason = "duration_s is a rate row's run length: this row is not serving_mode rate";
   c.prompt_len_points = r.input_len_points;
   c.output_len_points = r.output_len_points;
   if (!reason.empty()) return std::nullopt;

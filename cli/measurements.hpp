@@ -26,9 +26,10 @@ namespace infercap::cli {
 // only through a type whose constructor looks the name up here when the reader is compiled.
 
 /// Ceilings on a row's counts: far above any benchmark run, and within an int.
-inline constexpr int kMaxHwCount = 4096;     // devices in one measured run
-inline constexpr int kMaxBatch = 1'000'000;  // concurrent sequences
-inline constexpr double kMaxTokens = 1e9;    // prompt or output length
+inline constexpr int kMaxHwCount = 4096;            // devices in one measured run
+inline constexpr int kMaxBatch = 1'000'000;         // concurrent sequences
+inline constexpr double kMaxRunDurationS = 86'400;  // a day: a rate row's simulated run
+inline constexpr double kMaxTokens = 1e9;           // prompt or output length
 
 /// What a cell holds.
 enum class CellValue {
@@ -218,6 +219,13 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      {0, kUnbounded, true, true},
      "a max_rate_output_tokens_per_s row's P99 TPOT limit in seconds (MLPerf Llama 2 70B "
      "Server: 0.2); 0 or empty: none"},
+    {"duration_s",
+     ColumnNeed::optional,
+     CellValue::number,
+     {0, kMaxRunDurationS, true, true},
+     "a rate row's run length in seconds (MLPerf Server's min_duration, in the run's "
+     "mlperf_log_summary.txt): the simulated run is as long, so its P99s see the queue a run of "
+     "that length sees; 0 or empty: the simulator's default run (10 x max_batch requests)"},
     {"input_len_points",
      ColumnNeed::optional,
      CellValue::text,
@@ -290,6 +298,9 @@ struct MeasurementRow {
   /// `max_rate_output_tokens_per_s` row's rate keeps (seconds; 0 = none).
   double ttft_p99_limit_s = 0;
   double tpot_p99_limit_s = 0;
+  /// Optional `duration_s` column: a rate row's run length in seconds (MLPerf Server's
+  /// min_duration); 0 = the simulator's default number of requests.
+  double duration_s = 0;
   /// Optional `input_len_points` column: the dataset's prompt lengths as equal-weight points
   /// (tokens, each in [1, kMaxTokens]), whose mean is `input_len`; empty = every prompt
   /// `input_len` long.

@@ -318,6 +318,20 @@ TEST_CASE("the committed MLPerf rows map as their notes say", "[unit]") {
     REQUIRE(m.bench);
     CHECK_FALSE(m.bench->reserve_full_sequence);
   }
+  // Every Server (rate) row states its run's length, the summary's min_duration: 2400 s for
+  // Llama 2 70B, 3600 s in NVIDIA's v5.0 H100 runs, 600 s for v3.1's GPT-J; Offline rows none.
+  for (const auto* file : {&rows, &v5}) {
+    for (const auto& r : *file) {
+      INFO(r.id);
+      if (r.serving_mode != "rate") {
+        CHECK(r.duration_s == 0);
+        continue;
+      }
+      const bool gptj = r.model == "gpt-j-6b";
+      const bool v5_on_h100 = r.id.rfind("MLP5-", 0) == 0 && r.hardware == "h100-sxm";
+      CHECK(r.duration_s == (gptj ? 600 : v5_on_h100 ? 3600 : 2400));
+    }
+  }
 }
 
 TEST_CASE("MLPerf v5.0 Server: more sequences in flight than whole-request reservations allow",

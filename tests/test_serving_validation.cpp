@@ -198,6 +198,62 @@ TEST_CASE("chunked_prefill column: the row's prompt scheduling over the stack's"
   std::remove(path.c_str());
 }
 
+TEST_CASE("duration_s column: a rate row's run length, and the requests it simulates", "[unit]") {
+  // A rate row states how long its run was (MLPerf Server's min_duration); a row of another
+  // serving mode cannot (it is kept, not predicted, with the reason); a negative length or one
+  // past a day is refused at its cell.
+  const std::string path = infercap::testing::tmp_path("infercap-test-duration.csv");
+  const std::string head =
+      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+      "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,duration_s\n";
+  const auto m = mapped(
+      path, head +
+                "D-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_mean,0.2,s,vLLM,,1,rate,4,"
+                "2400\n"
+                "D-2,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_mean,0.2,s,vLLM,,1,rate,4,\n"
+                "D-3,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,ttft_mean,0.2,s,vLLM,,1,"
+                "concurrency,,600\n");
+  REQUIRE(m.size() == 3);
+  REQUIRE(m[0].bench);
+  REQUIRE(m[1].bench);
+  CHECK(m[0].bench->duration_s == 2400);
+  CHECK(m[1].bench->duration_s == 0);
+  CHECK_FALSE(m[2].bench);
+  CHECK_THAT(m[2].reason, Catch::Contains("duration_s"));
+  check_refused_at(
+      refusal(path, head + "D-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_mean,0.2,"
+                           "s,vLLM,,1,rate,4,-1\n"),
+      2, 20, "duration_s", "duration_s");
+  check_refused_at(
+      refusal(path, head + "D-5,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_mean,0.2,"
+                           "s,vLLM,,1,rate,4,90000\n"),
+      2, 20, "duration_s", "duration_s");
+
+  // The run: ceil(rate x duration) requests, never fewer than the defaults' count; unchanged
+  // without a duration; refused past 2^24 requests.
+  BenchCase c = *m[0].bench;
+  SimOptions opt;
+  opt.requests = 20480;
+  auto run = rate_run_options(c, opt, 44.62);
+  REQUIRE(run);
+  CHECK(run->requests == 107088);  // ceil(44.62 x 2400) = ceil(107088.0)
+  auto longer = rate_run_options(c, opt, 364.33);
+  REQUIRE(longer);
+  CHECK(longer->requests == 874392);  // 364.33 x 2400 = 874392
+  auto short_run = rate_run_options(c, opt, 2.0);
+  REQUIRE(short_run);
+  CHECK(short_run->requests == 20480);  // 4800 < the default's 20480
+  c.duration_s = 0;
+  auto none = rate_run_options(c, opt, 44.62);
+  REQUIRE(none);
+  CHECK(none->requests == 20480);
+  c.duration_s = 86400;
+  auto huge = rate_run_options(c, opt, 1000);
+  REQUIRE_FALSE(huge);
+  CHECK_THAT(huge.error().message, Catch::Contains("2^24"));
+  std::remove(path.c_str());
+}
+
 TEST_CASE("output_len_points column: outputs sampled from the row's spread", "[model]") {
   // One closed-loop client (no queueing), 256-token prompts, outputs 64 tokens long or spread
   // over two equal shares of 32 and 96 (mean 64). A request takes TTFT + (L - 1) x TPOT, linear

@@ -123,6 +123,11 @@ struct BenchCase {
   /// rate instead of request_rate_qps.
   double ttft_p99_limit_s = 0;
   double tpot_p99_limit_s = 0;
+  /// ServingMode::rate: the run's length in seconds as the row states it (MLPerf Server's
+  /// min_duration, 2400 s for Llama 2 70B). The simulated run is as long (rate x duration
+  /// requests, at least ServingCaseDefaults'), so a queue that grows for the whole run shows in
+  /// its P99s as it did in the benchmark's; 0 = ServingCaseDefaults' count.
+  double duration_s = 0;
   /// The calibration profile of the row's hardware (validate --calibration), used wherever the
   /// case is predicted without one given, the fit included; null = the hardware entry alone.
   const CalibrationProfile* profile = nullptr;
@@ -131,6 +136,11 @@ struct BenchCase {
 /// The model's value of the case's metric under `stack`.
 Result<double> predict_case(const BenchCase& c, const StackSpec& stack,
                             const CalibrationProfile* profile = nullptr);
+
+/// A rate row's simulator options at `total_qps` (all replicas simulated together): as many
+/// requests as the row's run holds (ceil(total_qps x BenchCase::duration_s)), at least `opt`'s;
+/// `opt` unchanged where the row states no duration. An error past 2^24 requests a run.
+Result<SimOptions> rate_run_options(const BenchCase& c, SimOptions opt, double total_qps);
 
 /// Bytes one generated token streams at batch 1 (weights + KV at the mean context), per replica;
 /// measured tokens/s x this = the bandwidth a claimed decode speed implies.
