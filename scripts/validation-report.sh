@@ -15,7 +15,7 @@ M=data/measurements
 MACHINES=(xeon-amx-vm-2c epyc-zen5-vm-2c epyc-zen3-vm-2c)
 # Sessions kept aside to judge the calibration loop: data/measurements/<name>-judge.csv with
 # data/calibration/<name>.profile.yaml, never in a fit.
-JUDGE_MACHINES=(epyc-zen5-vm-2c-s2)
+JUDGE_MACHINES=(epyc-zen5-vm-2c-s2 epyc-zen5-vm-2c-s3)
 # A machine's rows: every $M/<machine>-llamabench*.csv (the Xeon has a second file, measured with
 # an AMX build), as `-i FILE` arguments, or the bare paths with `rows_of --paths`.
 rows_of() {
@@ -276,6 +276,11 @@ done
   echo "and with any of them the same rows come to prefill 10 of 12 and decode 5 of 12 (1-thread Q4_0"
   echo "and Q8_0 decode 19-31% slow, BF16 decode +34% at 1 thread and +70% at 2: llama.cpp's F16 and"
   echo "BF16 decode read 60 and 52 GB/s at 2 threads, half that stream; docs/calibration.md)."
+  echo "The table after it is a third session (\`-s3\`, 2026-12-07 12:09-12:16 UTC, after F16's prefill"
+  echo "fraction was fitted on the first session's rows): \`calibrate --quick\` read 103.6 GB/s at 2"
+  echo "threads before the rows and 54.5 GB/s when run again after them, and with either profile"
+  echo "decode is 4 of 12 within 15% (its 2-thread decodes differ from the second session's by -19% to"
+  echo "+16%), prefill 12 of 12."
   echo
   echo "$LOOP"
   echo
