@@ -41,6 +41,23 @@ name: t-stack
   return load_stack(doc_of(text.c_str(), d), d);
 }
 
+// A CPU stack with kernels per instruction family (gemm_compute_fraction 0.5) and `cpu` among
+// its cpu class's keys, which start at line 10.
+std::optional<StackSpec> isa_cpu_stack(const std::string& cpu, Diagnostics& d) {
+  const std::string text = R"(schema_version: 1
+kind: stack
+name: t-stack
+classes:
+  cpu:
+    weight_bandwidth_fraction: 0.8
+    kv_bandwidth_fraction: 0.6
+    gemm_compute_fraction: 0.5
+    cpu_isa_kernels: true
+)" + cpu + R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-02}]
+)";
+  return load_stack(doc_of(text.c_str(), d), d);
+}
+
 // What `validate --fit --write` does to a stack: write it with the stack writer, read it back.
 std::optional<StackSpec> written_back(const StackSpec& s, Diagnostics& d) {
   return load_stack(parse_text(cli::stack_to_yaml(s), "w.yaml", d), d);
@@ -362,21 +379,9 @@ TEST_CASE("stack loader: CPU fractions with default 1, each in (0, 1], written b
   for (const auto& [key, field] : keys) {
     INFO(key);
     auto load = [key = std::string(key)](const std::string& value, Diagnostics& d) {
-      std::string text = std::string(R"(schema_version: 1
-kind: stack
-name: t-stack
-classes:
-  cpu:
-    weight_bandwidth_fraction: 0.8
-    kv_bandwidth_fraction: 0.6
-    gemm_compute_fraction: 0.5
-    cpu_isa_kernels: true
-)");
-      if (!value.empty()) text.append("    ").append(key).append(": ").append(value).append("\n");
-      text += R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-02}]
-)";
-      const Document doc = doc_of(text.c_str(), d);
-      return load_stack(doc, d);
+      std::string line;
+      if (!value.empty()) line.append("    ").append(key).append(": ").append(value).append("\n");
+      return isa_cpu_stack(line, d);
     };
     Diagnostics d0;
     auto plain = load("", d0);
@@ -403,33 +408,17 @@ classes:
 
 TEST_CASE("fp16_gemm_compute_fraction: gemm_compute_fraction unless stated, written back, bounded",
           "[unit]") {
-  auto load = [](const std::string& line, Diagnostics& d) {
-    std::string text = R"(schema_version: 1
-kind: stack
-name: t-stack
-classes:
-  cpu:
-    weight_bandwidth_fraction: 0.8
-    kv_bandwidth_fraction: 0.6
-    gemm_compute_fraction: 0.4
-    cpu_isa_kernels: true
-)";
-    text += line;
-    text += R"(sources: [{fields: ["*"], ref: fixture, date: 2026-12-07}]
-)";
-    const Document doc = doc_of(text.c_str(), d);
-    return load_stack(doc, d);
-  };
+  const auto load = isa_cpu_stack;
   Diagnostics d0;
   auto plain = load("", d0);
   REQUIRE(plain);
-  CHECK(plain->for_class(HwClass::cpu).fp16_gemm_compute_fraction == Approx(0.4));
+  CHECK(plain->for_class(HwClass::cpu).fp16_gemm_compute_fraction == Approx(0.5));
   Diagnostics d1;
   auto set = load("    fp16_gemm_compute_fraction: 0.57\n", d1);
   INFO(d1.format());
   REQUIRE(set);
   CHECK(set->for_class(HwClass::cpu).fp16_gemm_compute_fraction == Approx(0.57));
-  CHECK(set->for_class(HwClass::cpu).gemm_compute_fraction == Approx(0.4));
+  CHECK(set->for_class(HwClass::cpu).gemm_compute_fraction == Approx(0.5));
   Diagnostics d2;
   auto back = written_back(*set, d2);
   INFO(d2.format());
