@@ -64,6 +64,19 @@ TEST_CASE("error band: another stack, class or quantity, or too few rows, has no
   const ErrorBand p = error_band(five(), "s", HwClass::gpu, ErrorQuantity::prefill);
   CHECK_FALSE(p.available);
   CHECK_THAT(p.note, Catch::Contains("no band: 0 validation row(s)"));
+  // The stack is not unvalidated: the note counts its rows of the other kinds (five decode rows
+  // here; plus two serving-run rows below), and names none for a stack with no rows at all.
+  CHECK_THAT(p.note, Catch::EndsWith("(prefill); 5 decode row(s) validate it"));
+  auto with_serving = five();
+  for (int i = 0; i < 2; ++i) {
+    Residual r = with_serving.front();
+    r.quantity = ErrorQuantity::serving;
+    with_serving.push_back(r);
+  }
+  CHECK_THAT(error_band(with_serving, "s", HwClass::gpu, ErrorQuantity::prefill).note,
+             Catch::EndsWith("; 5 decode row(s) validate it; 2 serving row(s) validate it"));
+  CHECK_THAT(error_band(five(), "t", HwClass::gpu, ErrorQuantity::decode).note,
+             Catch::EndsWith("for stack t on gpu (decode)"));
   auto two = five();
   two.resize(2);
   CHECK_FALSE(error_band(two, "s", HwClass::gpu, ErrorQuantity::decode).available);

@@ -44,6 +44,19 @@ ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view st
   if (b.rows < std::max(1, min_rows)) {
     b.note = fmt::format("no band: {} validation row(s) for stack {} on {} ({})", b.rows, stack,
                          hw_class_name(cls), error_quantity_name(q));
+    // A stack validated on other kinds of row is not unvalidated: say which rows it has, so the
+    // reader does not take "no band" for "never checked" (a serving stack's rows are serving
+    // runs, whose band is the plan's replica band, not a static TTFT or TPOT band).
+    std::array<int, 3> other{};
+    for (const auto& r : residuals) {
+      if (r.stack == stack && r.hw_class == cls && r.quantity != q)
+        ++other[static_cast<size_t>(r.quantity)];
+    }
+    for (size_t k = 0; k < other.size(); ++k) {
+      if (other[k] == 0) continue;
+      b.note += fmt::format("; {} {} row(s) validate it", other[k],
+                            error_quantity_name(static_cast<ErrorQuantity>(k)));
+    }
     return b;
   }
   b.available = true;
