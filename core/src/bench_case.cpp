@@ -213,14 +213,12 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
   rc.name = c.id;
   rc.model = c.model.name;
   // A dataset's spread where the row gives it (equal-weight points), else one length.
-  auto p = c.prompt_len_points.empty()
-               ? fixed_length(std::max(1.0, c.prompt_tokens))
-               : histogram_length(c.prompt_len_points,
-                                  std::vector<double>(c.prompt_len_points.size(), 1.0));
-  auto o = c.output_len_points.empty()
-               ? fixed_length(std::max(1.0, c.output_tokens))
-               : histogram_length(c.output_len_points,
-                                  std::vector<double>(c.output_len_points.size(), 1.0));
+  auto lengths = [](const std::vector<double>& points, double mean) {
+    return points.empty() ? fixed_length(std::max(1.0, mean))
+                          : histogram_length(points, std::vector<double>(points.size(), 1.0));
+  };
+  auto p = lengths(c.prompt_len_points, c.prompt_tokens);
+  auto o = lengths(c.output_len_points, c.output_tokens);
   if (!p || !o) return Error{fmt::format("case {}: lengths: expected positive tokens", c.id)};
   rc.prompt_tokens = *p;
   rc.output_tokens = *o;

@@ -32,8 +32,14 @@ ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view st
   std::vector<double> factors;
   std::vector<std::string> devices;
   int held_out = 0;
+  // The stack's rows of the other kinds, named when this kind has too few for a band.
+  std::array<int, 3> other{};
   for (const auto& r : residuals) {
-    if (r.stack != stack || r.hw_class != cls || r.quantity != q) continue;
+    if (r.stack != stack || r.hw_class != cls) continue;
+    if (r.quantity != q) {
+      ++other[static_cast<size_t>(r.quantity)];
+      continue;
+    }
     held_out += r.held_out ? 1 : 0;
     // measured / predicted time = exp(-r)
     factors.push_back(std::exp(-r.log_time_ratio));
@@ -47,11 +53,6 @@ ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view st
     // A stack validated on other kinds of row is not unvalidated: say which rows it has, so the
     // reader does not take "no band" for "never checked" (a serving stack's rows are serving
     // runs, whose band is the plan's replica band, not a static TTFT or TPOT band).
-    std::array<int, 3> other{};
-    for (const auto& r : residuals) {
-      if (r.stack == stack && r.hw_class == cls && r.quantity != q)
-        ++other[static_cast<size_t>(r.quantity)];
-    }
     for (size_t k = 0; k < other.size(); ++k) {
       if (other[k] == 0) continue;
       b.note += fmt::format("; {} {} row(s) validate it", other[k],
