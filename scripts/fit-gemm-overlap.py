@@ -10,6 +10,9 @@ step's activations in and out, at the bandwidth the M = 1 run reaches; the compu
 c x M. p and c are fitted together by least squares on ln(time) over 16 <= M <= 4096 (the
 8192 run is slower per token than 4096, a kernel choice the form does not describe). p -> inf
 is the roofline's max(t_c, t_m); p = 1 adds them.
+
+Last, the same form with a compute ramp (the stacks' `gemm_m_half`: t_c = c (M + m_half)) is
+fitted with p, c and m_half together; docs/serving.md tells why that reading is not adopted.
 """
 import json
 import math
@@ -27,16 +30,16 @@ def t_mem(m):
     return (W + m * (K + N) * B) / bw
 
 
-def t_model(m, p, c):
-    a, b = t_mem(m), c * m
+def t_model(m, p, c, m_half=0.0):
+    a, b = t_mem(m), c * (m + m_half)
     return max(a, b) if math.isinf(p) else (a**p + b**p) ** (1 / p)
 
 
 fit = [(m, t) for m, t in pts if 16 <= m <= 4096]
 
 
-def rms(p, c):
-    return math.sqrt(sum(math.log(t_model(m, p, c) / t) ** 2 for m, t in fit) / len(fit))
+def rms(p, c, m_half=0.0):
+    return math.sqrt(sum(math.log(t_model(m, p, c, m_half) / t) ** 2 for m, t in fit) / len(fit))
 
 
 c0 = (dict(pts)[4096] - dict(pts)[1024]) / 3072
@@ -52,3 +55,9 @@ print(f"the roofline max, its own c fitted ({cmax * 1e6:.4f} us/token): rms ln e
 print("M, measured us, p-norm error, max error")
 for m, t in pts:
     print(f"{m}, {t * 1e6:.1f}, {t_model(m, p, c) / t - 1:+.2f}, {t_model(m, math.inf, cmax) / t - 1:+.2f}")
+ramp = min(((rms(q / 10, c0 * f / 100, h), q / 10, c0 * f / 100, h)
+            for q in range(10, 80, 2) for f in range(70, 121) for h in range(0, 400, 16)),
+           key=lambda x: x[0])
+er, pr, cr, hr = ramp
+print(f"with a compute ramp t_c = c (M + m_half): p = {pr:.1f}, c = {cr * 1e6:.4f} us/token, "
+      f"m_half = {hr}; rms ln error {er:.3f}")
