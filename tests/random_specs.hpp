@@ -320,7 +320,8 @@ inline Spec random_spec(uint64_t seed) {
   s.serving.max_seqs = s.max_seqs;
   s.serving.max_batched_tokens =
       std::max(s.max_seqs, g.pick(std::vector<int>{512, 2048, 8192, 32768}));
-  s.serving.chunked_prefill = g.chance(0.8);
+  s.serving.prompt_schedule =
+      g.chance(0.8) ? PromptSchedule::chunked : PromptSchedule::whole_prompt_steps;
   s.serving.kv_block_tokens = g.pick(std::vector<int>{1, 8, 16, 32});
   if (g.chance(0.2)) {
     const double longest = std::ceil(p99(s.cls.prompt_tokens) + p99(s.cls.output_tokens));

@@ -90,7 +90,7 @@ void same_scenario(const spec::Scenario& a, const spec::Scenario& b) {
   CHECK(c.max_batch == d.max_batch);
   CHECK(c.mixed_fleet == d.mixed_fleet);
   CHECK(a.serving.max_batched_tokens == b.serving.max_batched_tokens);
-  CHECK(a.serving.chunked_prefill == b.serving.chunked_prefill);
+  CHECK(a.serving.prompt_schedule == b.serving.prompt_schedule);
   CHECK(a.serving.kv_block_tokens == b.serving.kv_block_tokens);
   CHECK(a.serving.max_context_tokens == b.serving.max_context_tokens);
   const auto &k = a.constraints, &l = b.constraints;

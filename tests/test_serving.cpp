@@ -57,7 +57,7 @@ TEST_CASE("M/D/1: batch-1 constant service matches Pollaczek-Khinchine", "[model
   const double wq = rho / (2 * mu * (1 - rho));
   for (bool chunked : {true, false}) {
     ServingConfig cfg = single_server();
-    cfg.chunked_prefill = chunked;
+    cfg.prompt_schedule = chunked ? PromptSchedule::chunked : PromptSchedule::whole_prompt_steps;
     SimOptions opt;
     opt.requests = 300000;
     opt.warmup_requests = 5000;
@@ -218,7 +218,7 @@ TEST_CASE("closed loop lock-step: exact latency and throughput", "[model]") {
   for (bool chunked : {true, false}) {
     ServingConfig cfg;
     cfg.max_seqs = B;
-    cfg.chunked_prefill = chunked;
+    cfg.prompt_schedule = chunked ? PromptSchedule::chunked : PromptSchedule::whole_prompt_steps;
     SimOptions opt;
     opt.closed_loop_clients = B;
     opt.requests = 800;
@@ -254,7 +254,7 @@ TEST_CASE("chunked prefill splits a long prompt over the token budget", "[model]
   REQUIRE(r);
   CHECK(r->all.ttft.p50_s == Approx(0.04));
   CHECK(r->all.e2e.p50_s == Approx(0.08));  // 4 prefill steps + 4 decode steps
-  cfg.chunked_prefill = false;
+  cfg.prompt_schedule = PromptSchedule::whole_prompt_steps;
   auto u = simulate(m, cfg, {cls}, opt);
   REQUIRE(u);
   CHECK(u->all.ttft.p50_s == Approx(0.01));
@@ -281,25 +281,19 @@ TEST_CASE("whole prompts behind the decodes against chunked prefill", "[model]")
   opt.closed_loop_clients = 2;
   const auto cls = make_class(1, *fixed_length(100), *fixed_length(3));
   struct Mode {
-    bool chunked, fused;
+    PromptSchedule schedule;
     double ttft_s, e2e_s;
   };
-  for (const Mode k : {Mode{false, true, 0.040, 0.060}, Mode{true, false, 0.020, 0.040}}) {
-    cfg.chunked_prefill = k.chunked;
-    cfg.whole_prompts_with_decodes = k.fused;
+  for (const Mode k : {Mode{PromptSchedule::whole_with_decodes, 0.040, 0.060},
+                       Mode{PromptSchedule::chunked, 0.020, 0.040}}) {
+    cfg.prompt_schedule = k.schedule;
     auto r = simulate(m, cfg, {cls}, opt);
     REQUIRE(r);
-    INFO("chunked " << k.chunked << ", whole prompts with decodes " << k.fused);
+    INFO("prompt schedule " << static_cast<int>(k.schedule));
     CHECK(r->all.ttft.mean_s == Approx(k.ttft_s).epsilon(1e-6));
     CHECK(r->all.ttft.p99_s == Approx(k.ttft_s).epsilon(0.003));
     CHECK(r->all.e2e.mean_s == Approx(k.e2e_s).epsilon(1e-6));
   }
-  // The flag means nothing to a chunked engine: the same run.
-  cfg.chunked_prefill = true;
-  cfg.whole_prompts_with_decodes = true;
-  auto same = simulate(m, cfg, {cls}, opt);
-  REQUIRE(same);
-  CHECK(same->all.ttft.mean_s == Approx(0.020).epsilon(1e-6));
 }
 
 TEST_CASE("KV blocks: preemption by recompute when the cache runs out", "[model]") {
@@ -424,7 +418,7 @@ TEST_CASE("analytic path agrees with the simulator on a realistic LLM case", "[m
   };
   for (const Case k : {Case{5, true}, Case{25, true}, Case{20, false}}) {
     ServingConfig cfg;
-    cfg.chunked_prefill = k.chunked;
+    cfg.prompt_schedule = k.chunked ? PromptSchedule::chunked : PromptSchedule::whole_prompt_steps;
     const double qps = k.qps;
     auto cls = make_class(qps, prompt, output);
     SimOptions opt;

@@ -87,7 +87,7 @@ TEST_CASE("per-token ITL: its mean is the per-request TPOT mean; its P99 sees pr
     ServingConfig cfg;
     cfg.max_seqs = 32;
     cfg.max_batched_tokens = 2048;
-    cfg.chunked_prefill = chunked;
+    cfg.prompt_schedule = chunked ? PromptSchedule::chunked : PromptSchedule::whole_prompt_steps;
     SimOptions opt;
     opt.closed_loop_clients = 24;
     opt.requests = 3000;

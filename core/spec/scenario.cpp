@@ -585,7 +585,9 @@ void read_scenario(Reader& r, const std::string& file, const std::string& data_d
   if (auto s = r.child("serving")) {
     sc.serving.max_batched_tokens =
         s->value_or<int>("max_batched_tokens", sc.serving.max_batched_tokens, Range::at_least(1));
-    sc.serving.chunked_prefill = s->value_or<bool>("chunked_prefill", true);
+    sc.serving.prompt_schedule = s->value_or<bool>("chunked_prefill", true)
+                                     ? PromptSchedule::chunked
+                                     : PromptSchedule::whole_prompt_steps;
     sc.serving.kv_block_tokens =
         s->value_or<int>("kv_block_tokens", sc.serving.kv_block_tokens, Range::at_least(1));
     sc.serving.max_context_tokens =

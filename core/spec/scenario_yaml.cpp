@@ -363,7 +363,7 @@ std::string scenario_to_yaml(const Scenario& sc, const PriceBook* base,
 
   o << YAML::Key << "serving" << YAML::Value << YAML::BeginMap;
   o << YAML::Key << "max_batched_tokens" << YAML::Value << sc.serving.max_batched_tokens;
-  o << YAML::Key << "chunked_prefill" << YAML::Value << sc.serving.chunked_prefill;
+  o << YAML::Key << "chunked_prefill" << YAML::Value << sc.serving.chunked();
   o << YAML::Key << "kv_block_tokens" << YAML::Value << sc.serving.kv_block_tokens;
   o << YAML::Key << "max_context_tokens" << YAML::Value << sc.serving.max_context_tokens;
   o << YAML::EndMap;

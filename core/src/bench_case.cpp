@@ -196,8 +196,8 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
     cfg.max_seqs = std::min(cfg.max_seqs, c.max_batched_tokens);
   }
   cfg.reserve_full_sequence = c.reserve_full_sequence;
-  cfg.chunked_prefill = c.chunked_prefill;
-  cfg.whole_prompts_with_decodes = !c.chunked_prefill;
+  cfg.prompt_schedule =
+      c.chunked_prefill ? PromptSchedule::chunked : PromptSchedule::whole_with_decodes;
   if (!c.chunked_prefill) {
     // A prompt runs whole in one step: an engine without chunking is built with a token budget
     // that holds its longest prompt (trtllm-bench sizes max_num_tokens from its dataset), so the

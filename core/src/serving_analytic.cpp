@@ -154,9 +154,10 @@ class Analyzer {
     c_ = static_cast<int>(std::min<double>(cfg_.max_seqs, kv_slots));
     kv_limited_ = c_ < cfg_.max_seqs;
     dec_env_.assign(static_cast<size_t>(c_) + 2, 0.0);
-    for (int n = 1; n <= c_ + 1; ++n)
+    for (int n = 1; n <= c_ + 1; ++n) {
       dec_env_[static_cast<size_t>(n)] =
           std::max(dec_env_[static_cast<size_t>(n) - 1], m_.decode_step_s(n, ctx_d_));
+    }
     return true;
   }
 
@@ -216,7 +217,7 @@ class Analyzer {
   // time at fixed token counts, so the whole is non-increasing in the device's speed.
   double first_token_time(double prompt, double b, double extra = 0) const {
     const double others = std::max(0.0, b - 1);
-    if (!cfg_.chunked_prefill) return m_.prefill_s(1, prompt + extra, 0);
+    if (!cfg_.chunked()) return m_.prefill_s(1, prompt + extra, 0);
     const double avail = std::max(1.0, cfg_.max_batched_tokens - others);
     const double n = std::ceil(prompt / avail);
     const double chunk = prompt / n;
@@ -254,7 +255,7 @@ class Analyzer {
 
 bool Analyzer::decode_interval(double lambda, double b, Point& pt) const {
   pt.t0 = dec(b);
-  if (!cfg_.chunked_prefill) {
+  if (!cfg_.chunked()) {
     // Prefill-only steps stall every decoder for lambda * T_prefill of each second.
     double f = 0;
     for (const auto& c : in_) f += lambda * c.w * m_.prefill_s(1, c.p_mean, 0);
@@ -577,7 +578,7 @@ ServingResult Analyzer::eval(double total_qps) const {
   if (c_ > 1) {
     double t_biased = pt.t_biased;
     const double cap = cfg_.max_batched_tokens - pt.b;
-    if (cfg_.chunked_prefill && pt.x <= std::max(1.0, std::min(p_bar_, cap))) {
+    if (cfg_.chunked() && pt.x <= std::max(1.0, std::min(p_bar_, cap))) {
       // At most one chunk per step: each class's prompt takes n_i steps of m_i = mix(P_i / n_i),
       // the fraction lambda w_i n_i m_i of the time; T = (1 - sum) t0 + sum fraction_i m_i, which
       // is non-decreasing in t0 and every m_i (m_i >= t0), as above but per class (long prompts

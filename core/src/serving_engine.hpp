@@ -186,9 +186,9 @@ class Engine {
     max_len_ = std::min(max_len_, (total_blocks_ - watermark_) * block_);
     // Without chunking a prompt must fit one step's budget: vLLM v0 bounds the whole sequence
     // by it (max_model_len <= max_num_batched_tokens), TensorRT-LLM only the prompt.
-    if (!cfg.chunked_prefill && !cfg.whole_prompts_with_decodes)
+    if (cfg.prompt_schedule == PromptSchedule::whole_prompt_steps)
       max_len_ = std::min<int64_t>(max_len_, cfg.max_batched_tokens);
-    max_prompt_ = !cfg.chunked_prefill && cfg.whole_prompts_with_decodes
+    max_prompt_ = cfg.prompt_schedule == PromptSchedule::whole_with_decodes
                       ? std::min<int64_t>(max_len_ - 1, cfg.max_batched_tokens)
                       : max_len_ - 1;
   }

@@ -90,8 +90,7 @@ Engine::Status Engine::step() {
     int64_t budget = budget0;
     double prefill_tokens = 0, prefill_ctx_weighted = 0;
     bool prefill_only = false;
-    const bool fused_whole = !cfg_.chunked_prefill && cfg_.whole_prompts_with_decodes;
-    if (!cfg_.chunked_prefill && !fused_whole && !waiting_.empty()) {
+    if (cfg_.prompt_schedule == PromptSchedule::whole_prompt_steps && !waiting_.empty()) {
       // vLLM v0 without chunking: a step of whole prompts, prioritised over decodes.
       admit_whole_prompts(budget, t, prefill_tokens, prefill_ctx_weighted);
       prefill_only = !step_prefills_.empty();
@@ -106,7 +105,7 @@ Engine::Status Engine::step() {
       free_blocks_ -= phase_count_[ph];
       decodes = decoding_;
       budget -= decodes;
-      if (cfg_.chunked_prefill) {
+      if (cfg_.chunked()) {
         // Continue partial prefills, then admit new requests, within the token budget.
         for (size_t i = 0; i < prefilling_.size() && budget > 0; ++i) {
           const int32_t id = prefilling_[i];
@@ -152,7 +151,7 @@ Engine::Status Engine::step() {
               static_cast<double>(ch.tokens) *
               (static_cast<double>(r.done) + static_cast<double>(ch.tokens) / 2);
         }
-      } else if (fused_whole) {
+      } else if (cfg_.prompt_schedule == PromptSchedule::whole_with_decodes) {
         // Whole prompts behind the decodes, in arrival order, while the budget holds each; the
         // first that does not fit stops the step's admissions (TensorRT-LLM, no chunked context).
         if (!preempted) admit_whole_prompts(budget, t, prefill_tokens, prefill_ctx_weighted);
@@ -212,7 +211,7 @@ Engine::Status Engine::step() {
       Req& r = reqs_[static_cast<size_t>(ch.id)];
       r.done += ch.tokens;
       if (r.done < r.total) continue;
-      if (cfg_.chunked_prefill)
+      if (cfg_.chunked())
         prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), ch.id));
       r.generated += 1;
       if (r.first_token < 0) r.first_token = t;

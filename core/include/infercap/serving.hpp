@@ -60,16 +60,27 @@ class PerfStepModel final : public StepModel {
 // ---------------------------------------------------------------------------------------------
 // Engine configuration (vLLM's scheduler knobs).
 
+/// How an engine schedules prompts into its steps.
+enum class PromptSchedule : unsigned char {
+  /// Prompts split across steps and fused with decodes, within the token budget (vLLM's chunked
+  /// prefill, TensorRT-LLM's chunked context).
+  chunked,
+  /// vLLM v0 without chunking: a step of whole prompts only, run before any decode; a sequence
+  /// (prompt + output) must fit one step's budget.
+  whole_prompt_steps,
+  /// TensorRT-LLM's in-flight batching without chunked context (its default): every running
+  /// decode first, then waiting prompts in arrival order, each whole, in the same step while the
+  /// token budget holds it; the first that does not fit waits, and those behind it too
+  /// (MicroBatchScheduler: `break`). Only the prompt must fit the budget.
+  whole_with_decodes,
+};
+
 struct ServingConfig {
   int max_seqs = 256;             ///< sequences running at once (vLLM max_num_seqs)
   int max_batched_tokens = 8192;  ///< tokens per engine step (vLLM max_num_batched_tokens)
-  bool chunked_prefill = true;    ///< prompts split across steps and fused with decodes
-  /// With chunked_prefill false: how whole prompts are scheduled. false (vLLM v0): a step of
-  /// prompts only, run before any decode. true (TensorRT-LLM's in-flight batching without chunked
-  /// context, its default): every running decode first, then waiting prompts in arrival order,
-  /// each whole, in the same step while the token budget holds it; the first that does not fit
-  /// waits, and those behind it too (MicroBatchScheduler: `break`).
-  bool whole_prompts_with_decodes = false;
+  PromptSchedule prompt_schedule = PromptSchedule::chunked;
+  /// The spec key `chunked_prefill`: true = PromptSchedule::chunked.
+  bool chunked() const { return prompt_schedule == PromptSchedule::chunked; }
   /// KV admission policy. false (vLLM): a request is admitted when its prompt's blocks fit and
   /// takes a block whenever its next token starts one; when none is free the newest running
   /// request is preempted and recomputed. true (TensorRT-LLM's GUARANTEED_NO_EVICT capacity

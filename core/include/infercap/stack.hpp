@@ -173,7 +173,7 @@ struct StackSpec {
   /// into chunks that fill each step's token budget beside the decodes (vLLM v1); false, each
   /// prompt runs whole in one step, behind that step's decodes, and a prompt that does not fit
   /// the step's remaining budget waits with those behind it (TensorRT-LLM's in-flight batching,
-  /// whose chunked context is opt-in: ServingConfig::whole_prompts_with_decodes).
+  /// whose chunked context is opt-in: PromptSchedule::whole_with_decodes).
   bool chunked_prefill = true;
   std::vector<SourceRef> sources;  ///< provenance: the fit command, rows, date, commit
 

@@ -108,7 +108,7 @@ struct BenchCase {
   /// TensorRT-LLM, whose default capacity scheduler is GUARANTEED_NO_EVICT.
   bool reserve_full_sequence = false;
   /// The stack's prompt scheduling (StackSpec::chunked_prefill): false runs each prompt whole,
-  /// fused with the step's decodes (ServingConfig::whole_prompts_with_decodes).
+  /// fused with the step's decodes (PromptSchedule::whole_with_decodes).
   bool chunked_prefill = true;
   /// A serving row's prompt lengths as equal-weight points (tokens; a dataset's spread, e.g.
   /// the mean of each 1/N share of its sorted lengths), whose mean is `prompt_tokens`; empty =
