@@ -18,7 +18,9 @@ Residual residual_of(const BenchCase& c, const std::string& stack, double predic
       r.quantity = ErrorQuantity::prefill;
       break;
     default:
-      r.quantity = is_serving_metric(c.metric) ? ErrorQuantity::serving : ErrorQuantity::decode;
+      r.quantity = !is_serving_metric(c.metric)  ? ErrorQuantity::decode
+                   : is_latency_metric(c.metric) ? ErrorQuantity::serving_latency
+                                                 : ErrorQuantity::serving_throughput;
   }
   const double l = std::log(predicted / c.measured);
   r.log_time_ratio = is_latency_metric(c.metric) ? l : -l;

@@ -733,6 +733,11 @@ PY
   echo "end-to-end latency and throughputs with the p10-p90 band of the residuals of its stack and"
   echo "hardware class, and \`infercap plan\` the replica count of the recommended fleet across it;"
   echo "with fewer than three rows for a stack and class they say so instead of showing a band."
+  echo "Serving runs give two kinds of residual: \`serving_throughput\` (offline, fixed-rate and"
+  echo "highest-rate throughputs: the capacity a fleet is sized on, and the plan's replica band) and"
+  echo "\`serving_latency\` (TTFT, TPOT, end to end), apart because a latency read near saturation"
+  echo "carries the capacity error times its conditioning (the table above), which the replica count"
+  echo "does not."
   echo
   echo "## 6. Every row (fitted stacks)"
   echo

@@ -70,11 +70,12 @@ TEST_CASE("error band: another stack, class or quantity, or too few rows, has no
   auto with_serving = five();
   for (int i = 0; i < 2; ++i) {
     Residual r = with_serving.front();
-    r.quantity = ErrorQuantity::serving;
+    r.quantity = ErrorQuantity::serving_throughput;
     with_serving.push_back(r);
   }
-  CHECK_THAT(error_band(with_serving, "s", HwClass::gpu, ErrorQuantity::prefill).note,
-             Catch::EndsWith("; 5 decode row(s) validate it; 2 serving row(s) validate it"));
+  CHECK_THAT(
+      error_band(with_serving, "s", HwClass::gpu, ErrorQuantity::prefill).note,
+      Catch::EndsWith("; 5 decode row(s) validate it; 2 serving_throughput row(s) validate it"));
   CHECK_THAT(error_band(five(), "t", HwClass::gpu, ErrorQuantity::decode).note,
              Catch::EndsWith("for stack t on gpu (decode)"));
   auto two = five();
@@ -171,5 +172,31 @@ TEST_CASE("error bands: the recommended fleet's devices across the measured erro
     // (sizing the pool's 100 req/s would say 56-78).
     CHECK(s[0].low == 8);
     CHECK(s[0].high == 10);
+  }
+
+  SECTION("serving runs: their throughputs band the count, their latencies do not") {
+    // Stack "s" gets five serving-throughput rows (measured / predicted time 0.9, 0.95, 1.0,
+    // 1.05, 1.1: p10 0.92, p90 1.08) and five latency rows far off (2x and 0.5x), as a latency
+    // read near saturation is. Replicas: ceil(10/3 x 0.92) = 4 and ceil(10/3 x 1.08) = 4, two
+    // devices each; pooled with the latencies the band would run from ceil(10/3 x 0.5) = 2
+    // to ceil(10/3 x 2) = 7 replicas.
+    std::vector<Residual> v;
+    for (double t : {0.9, 0.95, 1.0, 1.05, 1.1}) {
+      Residual x = five().front();
+      x.quantity = ErrorQuantity::serving_throughput;
+      x.log_time_ratio = -std::log(t);
+      v.push_back(x);
+      x.quantity = ErrorQuantity::serving_latency;
+      x.log_time_ratio = -std::log(t < 1 ? 0.5 : 2.0);
+      v.push_back(x);
+    }
+    FleetChoice g;
+    g.parts.push_back(f.parts[0]);
+    const auto s = fleet_error_band(g, v);
+    REQUIRE(s[0].available);
+    CHECK(s[0].low == 8);
+    CHECK(s[0].high == 8);
+    CHECK_THAT(s[0].note, Catch::Contains("p10-p90 of 5 validation rows"));
+    CHECK_THAT(s[0].note, Catch::Contains("(serving_throughput)"));
   }
 }

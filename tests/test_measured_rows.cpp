@@ -218,6 +218,17 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
   Residual t = cli::residual_of(c, "s", 3);
   CHECK(t.quantity == ErrorQuantity::prefill);
   CHECK(t.log_time_ratio == Approx(std::log(1.5)));
+  // Serving runs: a throughput is the engine's capacity, a latency its own kind.
+  c.metric = BenchMetric::serving_max_rate_output_tokens_per_s;
+  CHECK(cli::residual_of(c, "s", 3).quantity == ErrorQuantity::serving_throughput);
+  c.metric = BenchMetric::serving_output_tokens_per_s;
+  CHECK(cli::residual_of(c, "s", 3).quantity == ErrorQuantity::serving_throughput);
+  c.metric = BenchMetric::serving_ttft_p99_s;
+  CHECK(cli::residual_of(c, "s", 3).quantity == ErrorQuantity::serving_latency);
+  c.metric = BenchMetric::serving_e2e_mean_s;
+  const Residual lat = cli::residual_of(c, "s", 3);
+  CHECK(lat.quantity == ErrorQuantity::serving_latency);
+  CHECK(lat.log_time_ratio == Approx(std::log(1.5)));
   CHECK_FALSE(t.held_out);
   t.held_out = true;  // as validate --fit --cross-validate writes it
   const std::string path = infercap::testing::tmp_path("infercap-test-residuals.csv");
@@ -250,6 +261,22 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
     CHECK(d2.items().front().line == 6);  // comment, header, R-1, R-2, R-4, then R-5
     CHECK(d2.items().front().key_path == "basis");
     CHECK_THAT(d2.format(), Catch::Contains("expected held_out or in_sample, found 'fitted'"));
+  }
+  {
+    // Both serving kinds read back; the pooled 'serving' of an older file is refused by name.
+    std::ofstream f(path, std::ios::app);
+    f << "R-6,s,gpu,serving_latency,g,0.2\n"
+      << "R-7,s,gpu,serving,g,0.1\n";
+  }
+  {
+    spec::Diagnostics d3;
+    const auto more = cli::read_residuals(path, d3);
+    REQUIRE(more.size() == 4);
+    CHECK(more[3].quantity == ErrorQuantity::serving_latency);
+    REQUIRE(d3.items().size() == 2);  // R-5's basis, then R-7
+    CHECK(d3.items()[1].line == 8);
+    CHECK(d3.items()[1].key_path == "quantity");
+    CHECK_THAT(d3.format(), Catch::Contains("expected serving_throughput or serving_latency"));
   }
   {
     std::ofstream f(path, std::ios::app);

@@ -46,7 +46,7 @@ std::vector<Residual> read_residuals(const std::string& path, Diagnostics& diags
       }
     }
     bool q_ok = false;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kErrorQuantityCount; ++i) {
       if (error_quantity_name(static_cast<ErrorQuantity>(i)) == cells[3]) {
         r.quantity = static_cast<ErrorQuantity>(i);
         q_ok = true;
@@ -65,10 +65,20 @@ std::vector<Residual> read_residuals(const std::string& path, Diagnostics& diags
     }
     const std::string& v = cells[5];
     auto [p, e] = std::from_chars(v.data(), v.data() + v.size(), r.log_time_ratio);
+    if (cells[3] == "serving") {
+      // Before serving throughputs and latencies were apart one kind held both; read as either,
+      // such a row would put latency error into the replica band or hide it.
+      diags.error(path, lineno, 1, "quantity",
+                  "'serving' is the pooled kind of an older residuals file: expected "
+                  "serving_throughput or serving_latency (write the file again with infercap "
+                  "validate --residuals-out)");
+      continue;
+    }
     if (!ok || !q_ok || e != std::errc() || p != v.data() + v.size()) {
       diags.error(path, lineno, 1, "",
-                  fmt::format("expected class cpu|gpu|npu|fpga, quantity prefill|decode|serving "
-                              "and a number, found '{}', '{}', '{}'",
+                  fmt::format("expected class cpu|gpu|npu|fpga, quantity prefill|decode|"
+                              "serving_throughput|serving_latency and a number, found '{}', "
+                              "'{}', '{}'",
                               cells[2], cells[3], v));
       continue;
     }

@@ -35,7 +35,9 @@ std::vector<PartErrorBand> fleet_error_band(const FleetChoice& fleet,
     e.pool = p.pool;
     e.hardware = p.hardware;
     e.devices = p.devices;
-    ErrorBand b = error_band(res, p.stack, p.hw_class, ErrorQuantity::serving);
+    // A fleet is sized on capacity: the serving runs' throughputs are its error, not their
+    // latencies (read near saturation, those move by the capacity error times their conditioning).
+    ErrorBand b = error_band(res, p.stack, p.hw_class, ErrorQuantity::serving_throughput);
     if (!b.available) b = error_band(res, p.stack, p.hw_class, ErrorQuantity::decode);
     e.note = b.note;
     e.has_rows = b.available;

@@ -9,7 +9,8 @@
 namespace infercap {
 
 std::string_view error_quantity_name(ErrorQuantity q) {
-  static constexpr std::array<std::string_view, 3> kNames{"prefill", "decode", "serving"};
+  static constexpr std::array<std::string_view, kErrorQuantityCount> kNames{
+      "prefill", "decode", "serving_throughput", "serving_latency"};
   return kNames[static_cast<int>(q)];
 }
 
@@ -33,7 +34,7 @@ ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view st
   std::vector<std::string> devices;
   int held_out = 0;
   // The stack's rows of the other kinds, named when this kind has too few for a band.
-  std::array<int, 3> other{};
+  std::array<int, kErrorQuantityCount> other{};
   for (const auto& r : residuals) {
     if (r.stack != stack || r.hw_class != cls) continue;
     if (r.quantity != q) {

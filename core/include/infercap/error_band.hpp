@@ -12,8 +12,14 @@
 namespace infercap {
 
 /// What a residual is about: the prompt phase (TTFT, prefill throughput), the decode phase
-/// (TPOT, generation throughput, static-batch latency), or a serving run (simulator rows).
-enum class ErrorQuantity : unsigned char { prefill, decode, serving };
+/// (TPOT, generation throughput, static-batch latency), a serving run's throughput (its
+/// capacity: output or request rate, offline, at a fixed rate or at the highest rate within P99
+/// limits), or a serving run's latency (TTFT, TPOT, ITL, end to end). The two serving kinds are
+/// apart because a fleet is sized on capacity, and a latency read near saturation moves by the
+/// capacity error times d ln(latency) / d ln(rate) (10-80 on MLPerf Server runs): pooled, those
+/// latencies would widen the replica band with an error the replica count does not carry.
+enum class ErrorQuantity : unsigned char { prefill, decode, serving_throughput, serving_latency };
+inline constexpr int kErrorQuantityCount = 4;
 std::string_view error_quantity_name(ErrorQuantity q);
 
 struct Residual {
