@@ -245,16 +245,20 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
   CHECK(back[1].quantity == ErrorQuantity::prefill);
   CHECK_FALSE(back[0].held_out);
   CHECK(back[1].held_out);
+  // Appends rows to the file and reads all of it again.
+  auto append_and_read = [&path](const char* rows, spec::Diagnostics& diags) {
+    {
+      std::ofstream f(path, std::ios::app);
+      f << rows;
+    }
+    return cli::read_residuals(path, diags);
+  };
   {
     // A file of six cells a row (written before the basis column) reads as in sample; a basis
     // that is neither word is refused with its line and key.
-    std::ofstream f(path, std::ios::app);
-    f << "R-4,s,gpu,decode,g,0.1\n"
-      << "R-5,s,gpu,decode,g,0.1,fitted\n";
-  }
-  {
     spec::Diagnostics d2;
-    const auto more = cli::read_residuals(path, d2);
+    const auto more =
+        append_and_read("R-4,s,gpu,decode,g,0.1\nR-5,s,gpu,decode,g,0.1,fitted\n", d2);
     REQUIRE(more.size() == 3);
     CHECK_FALSE(more[2].held_out);
     REQUIRE(d2.has_errors());
@@ -264,13 +268,9 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
   }
   {
     // Both serving kinds read back; the pooled 'serving' of an older file is refused by name.
-    std::ofstream f(path, std::ios::app);
-    f << "R-6,s,gpu,serving_latency,g,0.2\n"
-      << "R-7,s,gpu,serving,g,0.1\n";
-  }
-  {
     spec::Diagnostics d3;
-    const auto more = cli::read_residuals(path, d3);
+    const auto more =
+        append_and_read("R-6,s,gpu,serving_latency,g,0.2\nR-7,s,gpu,serving,g,0.1\n", d3);
     REQUIRE(more.size() == 4);
     CHECK(more[3].quantity == ErrorQuantity::serving_latency);
     REQUIRE(d3.items().size() == 2);  // R-5's basis, then R-7
@@ -278,11 +278,7 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
     CHECK(d3.items()[1].key_path == "quantity");
     CHECK_THAT(d3.format(), Catch::Contains("expected serving_throughput or serving_latency"));
   }
-  {
-    std::ofstream f(path, std::ios::app);
-    f << "R-3,s,tpu,decode,g,0.1\n";
-  }
-  cli::read_residuals(path, d);
+  append_and_read("R-3,s,tpu,decode,g,0.1\n", d);
   CHECK(d.has_errors());
   std::remove(path.c_str());
   CHECK(cli::read_residuals("/nonexistent/residuals.csv", d).empty());
