@@ -20,6 +20,13 @@ using namespace infercap::testing;
 
 namespace {
 
+// A measurement file's header: the columns every row has, then `extra` (comma-separated).
+std::string header(const std::string& extra) {
+  return "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
+         "batch,metric,value,unit,stack,notes," +
+         extra + "\n";
+}
+
 // Writes `csv` to `path` and reads it as a measurement file whose rows are all refused: nothing
 // comes back, and the diagnostics are returned for the caller's line, column and key checks.
 spec::Diagnostics refusal(const std::string& path, const std::string& csv) {
@@ -109,19 +116,18 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   const std::string path = infercap::testing::tmp_path("infercap-test-serving-validation.csv");
   const auto m = mapped(
       path,
-      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-      "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision,max_batch,"
-      "beams,requests\n"
-      "V-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
-      "V-2,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,tpot_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
-      "V-3,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_p99,30,ms,vLLM,,1,concurrency,,FP8,"
-      "64,,\n"
-      "V-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_median,90,ms,vLLM,,1,rate,2,,,,\n"
-      "V-5,x,h100-sxm,1,,gpt-j-6b,,FP8,800,100,,requests_per_s,13,requests/s,TensorRT-LLM,,1,"
-      "offline,,,,4,\n"
-      "V-7,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,e2e_latency_p99,2,s,vLLM,,1,rate,2,,,1,\n"
-      "V-8,x,h200,1,,llama-3.1-8b,,FP8,128,128,,offline_output_tokens_per_s,27911,tokens/s,"
-      "TensorRT-LLM,,1,offline,,,,,30000\n");
+      header("tp,serving_mode,request_rate,kv_precision,max_batch,beams,requests") +
+          "V-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,1,concurrency,,,,,\n"
+          "V-2,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,tpot_mean,9,ms,vLLM,,1,"
+          "concurrency,,,,,\n"
+          "V-3,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_p99,30,ms,vLLM,,1,concurrency,,FP8,"
+          "64,,\n"
+          "V-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_median,90,ms,vLLM,,1,rate,2,,,,\n"
+          "V-5,x,h100-sxm,1,,gpt-j-6b,,FP8,800,100,,requests_per_s,13,requests/s,TensorRT-LLM,,1,"
+          "offline,,,,4,\n"
+          "V-7,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,e2e_latency_p99,2,s,vLLM,,1,rate,2,,,1,\n"
+          "V-8,x,h200,1,,llama-3.1-8b,,FP8,128,128,,offline_output_tokens_per_s,27911,tokens/s,"
+          "TensorRT-LLM,,1,offline,,,,,30000\n");
   REQUIRE(m.size() == 7);
   REQUIRE(m[0].bench);
   CHECK(m[0].bench->metric == BenchMetric::serving_itl_mean_s);  // vLLM's pooled ITL
@@ -150,18 +156,14 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   CHECK(m[6].bench->requests == 30000);
   CHECK(m[0].bench->requests == 0);
   // An unknown KV format is refused where it is read: file, line, column and key.
-  const spec::Diagnostics bad =
-      refusal(path,
-              "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,"
-              "output_len,batch,metric,value,unit,stack,notes,kv_precision\n"
-              "V-6,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,FP7\n");
+  const spec::Diagnostics bad = refusal(
+      path, header("kv_precision") +
+                "V-6,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,FP7\n");
   check_refused_at(bad, 2, 17, "kv_precision", "found 'FP7'");
   // So is an admission policy the simulator does not know.
-  const spec::Diagnostics bad_admission =
-      refusal(path,
-              "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,"
-              "output_len,batch,metric,value,unit,stack,notes,kv_admission\n"
-              "V-9,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,max_util\n");
+  const spec::Diagnostics bad_admission = refusal(
+      path, header("kv_admission") +
+                "V-9,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,itl_mean,9,ms,vLLM,,max_util\n");
   check_refused_at(bad_admission, 2, 17, "kv_admission",
                    "expected prompt or full_sequence, found 'max_util'");
   std::remove(path.c_str());
@@ -172,9 +174,7 @@ TEST_CASE("chunked_prefill column: the row's prompt scheduling over the stack's"
   // states `false` (MLPerf v4.1's harness) runs whole prompts behind the decodes; an empty cell
   // keeps the stack's; any other word is refused at its cell.
   const std::string path = infercap::testing::tmp_path("infercap-test-chunked-prefill.csv");
-  const std::string head =
-      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-      "batch,metric,value,unit,stack,notes,tp,serving_mode,chunked_prefill\n";
+  const std::string head = header("tp,serving_mode,chunked_prefill");
   const auto m = mapped(
       path, head +
                 "C-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,ttft_mean,0.2,s,TensorRT-LLM,,1,"
@@ -203,9 +203,7 @@ TEST_CASE("duration_s column: a rate row's run length, and the requests it simul
   // serving mode cannot (it is kept, not predicted, with the reason); a negative length or one
   // past a day is refused at its cell.
   const std::string path = infercap::testing::tmp_path("infercap-test-duration.csv");
-  const std::string head =
-      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-      "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,duration_s\n";
+  const std::string head = header("tp,serving_mode,request_rate,duration_s");
   const auto m = mapped(
       path, head +
                 "D-1,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,,ttft_mean,0.2,s,vLLM,,1,rate,4,"
@@ -260,9 +258,7 @@ TEST_CASE("output_len_points column: outputs sampled from the row's spread", "[m
   // in L, so the spread keeps the mean end to end (to the small growth of the context) and its
   // P99 is a 96-token request's: TTFT + 95 x TPOT, with TTFT and TPOT the fixed rows' own.
   const std::string path = infercap::testing::tmp_path("infercap-test-output-points.csv");
-  const std::string head =
-      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-      "batch,metric,value,unit,stack,notes,tp,serving_mode,output_len_points\n";
+  const std::string head = header("tp,serving_mode,output_len_points");
   auto row = [](const std::string& id, const std::string& metric, const std::string& points) {
     return id + ",x,h100-sxm,1,,llama-3.1-8b,,BF16,256,64,1," + metric +
            ",1,s,vLLM,,1,concurrency," + points + "\n";
@@ -302,9 +298,7 @@ TEST_CASE("dispatch column: a rate row's replicas run behind their dispatcher", 
   // returned as it is. Either way, a stable run delivers what arrives: 4 req/s x 64 tokens = 256
   // tokens/s, not twice that. A spelling the simulator does not know is refused at its cell.
   const std::string path = infercap::testing::tmp_path("infercap-test-dispatch.csv");
-  const std::string head =
-      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-      "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,dispatch\n";
+  const std::string head = header("tp,serving_mode,request_rate,dispatch");
   const auto m =
       mapped(path, head +
                        "D-1,x,h100-sxm,2,,llama-3.1-8b,,BF16,256,64,,output_tokens_per_s,256,"
@@ -343,15 +337,13 @@ TEST_CASE("dispatch column: a rate row's replicas run behind their dispatcher", 
 TEST_CASE("moe_routing column: same_experts reaches the deployment; bad values are refused",
           "[unit]") {
   const std::string path = infercap::testing::tmp_path("infercap-test-moe-routing.csv");
-  const std::string header =
-      "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-      "batch,metric,value,unit,stack,notes,tp,moe_routing\n";
+  const std::string head = header("tp,moe_routing");
   const std::string rows =
       "R-1,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,same_experts\n"
       "R-2,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,uniform\n"
       "R-3,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,\n"
       "R-4,x,h200,1,,llama-3.1-8b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,1,same_experts\n";
-  const auto m = mapped(path, header + rows);
+  const auto m = mapped(path, head + rows);
   REQUIRE(m.size() == 4);
   const spec::Catalog& catalog = test::project_catalog().catalog;
   REQUIRE(m[0].bench);
@@ -372,7 +364,7 @@ TEST_CASE("moe_routing column: same_experts reaches the deployment; bad values a
   CHECK_FALSE(m[3].bench);
   CHECK_THAT(m[3].reason, Catch::Contains("has no experts"));
   const spec::Diagnostics bad =
-      refusal(path, header +
+      refusal(path, head +
                         "R-5,x,h200,2,,mixtral-8x7b,,FP8,128,1,1,ttft,12.1,ms,tensorrt-llm-0.9,,2,"
                         "random\n");
   check_refused_at(bad, 2, 18, "moe_routing", "expected uniform or same_experts, found 'random'");
@@ -507,18 +499,17 @@ TEST_CASE("serving rows: TensorRT-LLM FP8 rows without a KV format get ModelOpt'
   // TensorRT-LLM applies it, so an FP8 TensorRT-LLM row that states no KV format runs an FP8
   // cache; a stated format wins; 16-bit rows and other stacks keep a 16-bit cache.
   const std::string path = infercap::testing::tmp_path("infercap-test-serving-trt-kv.csv");
-  const auto m =
-      mapped(path,
-             "id,source,hardware,hw_count,mem_bw_gbs,model,params_b,precision,input_len,output_len,"
-             "batch,metric,value,unit,stack,notes,tp,serving_mode,request_rate,kv_precision\n"
-             "T-1,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,NIM (TensorRT-LLM "
-             "backend),,2,concurrency,,\n"
-             "T-2,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
-             "concurrency,,BF16\n"
-             "T-3,x,h100-sxm,2,,llama-3.1-70b,,BF16,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
-             "concurrency,,\n"
-             "T-4,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,vLLM,,2,"
-             "concurrency,,\n");
+  const auto m = mapped(
+      path,
+      header("tp,serving_mode,request_rate,kv_precision") +
+          "T-1,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,NIM (TensorRT-LLM "
+          "backend),,2,concurrency,,\n"
+          "T-2,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
+          "concurrency,,BF16\n"
+          "T-3,x,h100-sxm,2,,llama-3.1-70b,,BF16,5000,500,5,ttft_mean,400,ms,TensorRT-LLM,,2,"
+          "concurrency,,\n"
+          "T-4,x,h100-sxm,2,,llama-3.1-70b,,FP8,5000,500,5,ttft_mean,400,ms,vLLM,,2,"
+          "concurrency,,\n");
   const spec::Catalog& catalog = test::project_catalog().catalog;
   REQUIRE(m.size() == 4);
   for (const auto& x : m) REQUIRE(x.bench);
