@@ -510,7 +510,7 @@ int run_validate(const ValidateArgs& a) {
       if (m.bench && !m.row.kv_admission)
         m.bench->reserve_full_sequence = stack_override->kv_admission == KvAdmission::full_sequence;
       if (m.bench && !m.row.chunked_prefill)
-        m.bench->chunked_prefill = stack_override->chunked_prefill;
+        m.bench->prompt_schedule = stack_override->prompt_schedule;
     }
     if (fitting) {
       // The fit and its leave-one-out predict each row as the per-row tables do, with its

@@ -223,6 +223,7 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (given("ttft_p99_limit_s")) num("ttft_p99_limit_s", r.ttft_p99_limit_s);
     if (given("tpot_p99_limit_s")) num("tpot_p99_limit_s", r.tpot_p99_limit_s);
     if (given("duration_s")) num("duration_s", r.duration_s);
+    if (given("memory_fraction")) num("memory_fraction", r.memory_fraction);
     if (given("input_len_points") && !get("input_len_points").empty()) {
       read_length_points(get("input_len_points"), "input_len", r.input_len, r.input_len_points,
                          [&](std::string msg) { fail("input_len_points", std::move(msg)); });
@@ -338,8 +339,22 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
   c.max_batched_tokens = r.max_num_tokens;
   c.requests = r.requests;
   c.duration_s = r.duration_s;
+  c.memory_fraction = r.memory_fraction;
   if (reason.empty() && r.duration_s > 0 && c.serving != ServingMode::rate)
     reason = "duration_s is a rate row's run length: this row is not serving_mode rate";
+  // On a rate row, `requests` makes it a finite run of that many arrivals (a benchmark client's
+  // count); a run length in seconds or a search for the highest rate says something else.
+  if (reason.empty() && r.requests > 0 && c.serving == ServingMode::rate) {
+    if (r.duration_s > 0) {
+      reason = "a rate row's run is either requests (a finite run) or duration_s, not both";
+    } else if (c.ttft_p99_limit_s > 0 || c.tpot_p99_limit_s > 0) {
+      reason =
+          "requests makes a rate row a finite run at its stated rate; P99 limits search "
+          "for the rate: give one or the other";
+    }
+  }
+  if (reason.empty() && r.requests > 0 && c.serving == ServingMode::concurrency)
+    reason = "requests is a rate or offline run's count: this row is serving_mode concurrency";
   c.prompt_len_points = r.input_len_points;
   c.output_len_points = r.output_len_points;
   if (!reason.empty()) return std::nullopt;
@@ -474,10 +489,13 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     }
     c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);
     if (const StackSpec* st = catalog.find_stack(m.stack_name))
-      c.chunked_prefill = st->chunked_prefill;
+      c.prompt_schedule = st->prompt_schedule;
     // The engine's prompt scheduling as the row states it (MLPerf v4.1's harness builds its
-    // TensorRT-LLM executor without chunked context).
-    if (r.chunked_prefill) c.chunked_prefill = *r.chunked_prefill;
+    // TensorRT-LLM executor without chunked context: whole prompts behind the decodes).
+    if (r.chunked_prefill) {
+      c.prompt_schedule =
+          *r.chunked_prefill ? PromptSchedule::chunked : PromptSchedule::whole_with_decodes;
+    }
     // The engine's admission as the row states it (MLPerf's harness runs TensorRT-LLM with
     // MAX_UTILIZATION, not the GUARANTEED_NO_EVICT its stack defaults to).
     if (r.kv_admission) c.reserve_full_sequence = *r.kv_admission == KvAdmission::full_sequence;

@@ -199,8 +199,10 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      ColumnNeed::optional,
      CellValue::whole,
      {0, kMaxBatch, true, true},
-     "requests in the run (an offline row's dataset size, all queued at once); 0 or empty: the "
-     "engine defaults"},
+     "requests in the run: an offline row's dataset size, all queued at once; a rate row's "
+     "client count, a finite run with every request measured over the run's wall time "
+     "(benchmark_serving, sglang.bench_serving); 0 or empty: the engine defaults (a rate row: "
+     "a steady-state run)"},
     {"pp",
      ColumnNeed::optional,
      CellValue::whole,
@@ -226,6 +228,14 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      "a rate row's run length in seconds (MLPerf Server's min_duration, in the run's "
      "mlperf_log_summary.txt): the simulated run is as long, so its P99s see the queue a run of "
      "that length sees; 0 or empty: the simulator's default run (10 x max_batch requests)"},
+    {"memory_fraction",
+     ColumnNeed::optional,
+     CellValue::number,
+     {0, 1, true, true},
+     "share of each device's memory the engine takes for weights and KV cache, as its "
+     "configuration states or its defaults give for the row's setting (vLLM "
+     "gpu_memory_utilization, SGLang mem_fraction_static); 0 or empty: the stack's "
+     "memory_reserve_fraction"},
     {"input_len_points",
      ColumnNeed::optional,
      CellValue::text,
@@ -301,6 +311,9 @@ struct MeasurementRow {
   /// Optional `duration_s` column: a rate row's run length in seconds (MLPerf Server's
   /// min_duration); 0 = the simulator's default number of requests.
   double duration_s = 0;
+  /// Optional `memory_fraction` column: the engine's share of each device's memory for weights
+  /// and KV cache (0 = the stack's memory_reserve_fraction).
+  double memory_fraction = 0;
   /// Optional `input_len_points` column: the dataset's prompt lengths as equal-weight points
   /// (tokens, each in [1, kMaxTokens]), whose mean is `input_len`; empty = every prompt
   /// `input_len` long.

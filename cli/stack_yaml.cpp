@@ -32,7 +32,8 @@ std::string stack_to_yaml(const StackSpec& s) {
   if (s.kv_admission == KvAdmission::full_sequence)
     o += fmt::format("kv_admission: {}\n", kKvAdmissionFullSequenceName);
   if (s.pipeline_microbatches) o += "pipeline_microbatches: true\n";
-  if (!s.chunked_prefill) o += "chunked_prefill: false\n";
+  if (s.prompt_schedule != PromptSchedule::chunked)
+    o += fmt::format("prompt_schedule: {}\n", prompt_schedule_name(s.prompt_schedule));
   o += "classes:\n";
   for (int c = 0; c < kHwClassCount; ++c) {
     const StackEfficiency& e = s.per_class[static_cast<size_t>(c)];

@@ -366,6 +366,44 @@ TEST_CASE("overload is reported as unstable, not as an error", "[model]") {
   CHECK(a->note.find("unstable") != std::string::npos);
 }
 
+TEST_CASE("a finite run: every request counted, over the run's wall time", "[model]") {
+  // N = 500 one-step requests (10 ms each, one at a time) arriving at 1000/s, ten times what the
+  // server clears: after the first arrival a_0 the server never idles (w.h.p.), so request i
+  // finishes at a_0 + (i + 1) s. Over the window [0, a_0 + N s]: throughput N / (a_0 + N s), and
+  // mean e2e = a_0 + s (N + 1) / 2 - mean(a_i), with mean(a_i) - a_0 = (N - 1) / (2 lambda) for
+  // Poisson arrivals (sd sqrt(N / 12) / lambda ~ 6.5 ms), a_0 ~ 1 ms.
+  ConstStep m;
+  const int n = 500;
+  const double s = m.s, lambda = 1000;
+  const auto cls = make_class(lambda, *fixed_length(1), *fixed_length(1));
+  SimOptions opt;
+  opt.requests = n;
+  opt.warmup_requests = 0;
+  opt.finite_run = true;
+  auto r = simulate(m, single_server(), {cls}, opt);
+  REQUIRE(r);
+  CHECK(r->requests_measured == n);
+  // The window is the whole run: a_0 + N s, a_0 within a few ms.
+  CHECK(r->simulated_s == Approx(n * s).margin(0.01));
+  CHECK(r->throughput_rps * r->simulated_s == Approx(n).epsilon(1e-9));
+  const double e2e_mean = s * (n + 1) / 2.0 - (n - 1) / (2 * lambda);
+  CHECK(r->all.e2e.mean_s == Approx(e2e_mean).margin(0.03));
+  // The last request waited for all before it: about N s - N / lambda.
+  CHECK(r->all.e2e.p99_s > 0.9 * (n * s - n / lambda));
+  // The same arrivals as a steady-state run would have been cut short or called unstable; the
+  // finite run is neither cut short nor an error.
+  CHECK(r->note.find("more than") == std::string::npos);
+  // A finite run measures everything: a warm-up or a closed loop is an error, as a value.
+  SimOptions warm = opt;
+  warm.warmup_requests = 10;
+  auto w = simulate(m, single_server(), {cls}, warm);
+  REQUIRE_FALSE(w);
+  CHECK(w.error().message.find("finite run") != std::string::npos);
+  SimOptions closed = opt;
+  closed.closed_loop_clients = 4;
+  CHECK_FALSE(simulate(m, single_server(), {cls}, closed));
+}
+
 TEST_CASE("bad inputs are errors as values", "[model]") {
   ConstStep m;
   const auto good = make_class(1, *fixed_length(10), *fixed_length(10));

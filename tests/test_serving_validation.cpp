@@ -169,6 +169,67 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
   std::remove(path.c_str());
 }
 
+TEST_CASE("requests on a rate row: a finite run, never with a duration or P99 limits", "[unit]") {
+  // sglang.bench_serving and benchmark_serving send N Poisson arrivals and count them all: a rate
+  // row's `requests` says so. A run length in seconds (duration_s) or P99 limits (a search for
+  // the rate) describe another run, and a closed loop has no request count: each is kept with
+  // its reason, not predicted.
+  const std::string path = infercap::testing::tmp_path("infercap-test-finite-run.csv");
+  const std::string head =
+      header("tp,serving_mode,request_rate,requests,duration_s,ttft_p99_limit_s");
+  const std::string row = "x,h200,1,,llama-3.1-8b,,FP8,500,200,,e2e_latency_mean,5,s,vLLM,,1,";
+  const auto m = mapped(path, head + "F-1," + row + "rate,2,300,,\n" +  // finite
+                                  "F-2," + row + "rate,2,,,\n" +        // steady state
+                                  "F-3," + row + "rate,2,300,600,\n" + "F-4," + row +
+                                  "rate,2,300,,2\n" + "F-5," + row + "concurrency,,300,,\n");
+  REQUIRE(m.size() == 5);
+  REQUIRE(m[0].bench);
+  CHECK(m[0].bench->requests == 300);
+  CHECK(m[0].reason.empty());
+  REQUIRE(m[1].bench);
+  CHECK(m[1].bench->requests == 0);
+  CHECK(m[2].reason.find("not both") != std::string::npos);
+  CHECK(m[3].reason.find("P99 limits") != std::string::npos);
+  CHECK(m[4].reason.find("concurrency") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("memory_fraction column: the engine's memory share replaces the stack's reserve",
+          "[model]") {
+  // A row stating memory_fraction f (SGLang mem_fraction_static, vLLM gpu_memory_utilization) is
+  // predicted as the stack with memory_reserve_fraction 1 - f: identical to editing the stack.
+  // An offline run of 70B FP8 on one H100 is KV-bound (about 44 GB for weights of 70 GB), so a
+  // smaller share holds fewer sequences and is slower; out of [0, 1] is refused at its cell.
+  const std::string path = infercap::testing::tmp_path("infercap-test-memory-fraction.csv");
+  const std::string head = header("tp,serving_mode,requests,memory_fraction");
+  const std::string row =
+      "x,h100-sxm,1,,llama-3.1-70b,,FP8,2000,300,,offline_output_tokens_per_s,1000,tokens/s,"
+      "vLLM,,1,offline,200,";
+  const auto m =
+      mapped(path, head + "M-1," + row + "0.95\n" + "M-2," + row + "0.9\n" + "M-3," + row + "\n");
+  REQUIRE(m.size() == 3);
+  REQUIRE(m[0].bench);
+  REQUIRE(m[1].bench);
+  REQUIRE(m[2].bench);
+  CHECK(m[0].bench->memory_fraction == 0.95);
+  CHECK(m[2].bench->memory_fraction == 0);
+  const StackSpec* vllm = test::project_catalog().catalog.find_stack("vllm");
+  REQUIRE(vllm != nullptr);
+  StackSpec edited = *vllm;
+  edited.memory_reserve_fraction = 1 - 0.95;
+  const auto stated = predict_case(*m[0].bench, *vllm);
+  const auto by_stack = predict_case(*m[2].bench, edited);
+  const auto less = predict_case(*m[1].bench, *vllm);
+  REQUIRE(stated);
+  REQUIRE(by_stack);
+  REQUIRE(less);
+  CHECK(*stated == Approx(*by_stack).epsilon(1e-12));
+  CHECK(*less < *stated);
+  const spec::Diagnostics bad = refusal(path, head + "M-4," + row + "1.2\n");
+  check_refused_at(bad, 2, 20, "memory_fraction", "expected a number in [0, 1], found '1.2'");
+  std::remove(path.c_str());
+}
+
 TEST_CASE("chunked_prefill column: the row's prompt scheduling over the stack's", "[unit]") {
   // Both serving stacks chunk by default (trtllm-bench's long-prompt rows need it); a row that
   // states `false` (MLPerf v4.1's harness) runs whole prompts behind the decodes; an empty cell
@@ -187,9 +248,9 @@ TEST_CASE("chunked_prefill column: the row's prompt scheduling over the stack's"
   REQUIRE(m[0].bench);
   REQUIRE(m[1].bench);
   REQUIRE(m[2].bench);
-  CHECK_FALSE(m[0].bench->chunked_prefill);
-  CHECK(m[1].bench->chunked_prefill);
-  CHECK(m[2].bench->chunked_prefill);
+  CHECK(m[0].bench->prompt_schedule == PromptSchedule::whole_with_decodes);
+  CHECK(m[1].bench->prompt_schedule == PromptSchedule::chunked);
+  CHECK(m[2].bench->prompt_schedule == PromptSchedule::chunked);
   const spec::Diagnostics bad = refusal(
       path, head +
                 "C-4,x,h100-sxm,1,,llama-3.1-8b,,FP8,1000,100,16,ttft_mean,0.2,s,TensorRT-LLM,,1,"

@@ -514,31 +514,39 @@ TEST_CASE("a rewritten stack keeps its attention score bytes; a negative one is 
   CHECK(msg.find(">= 0") != std::string::npos);
 }
 
-TEST_CASE("a rewritten stack keeps its prompt scheduling; a non-boolean one is an error",
-          "[unit]") {
-  // chunked_prefill is the engine's scheduler, read from its code, not fitted: a stack rewritten
-  // by validate --fit --write keeps `false`; the default (true) is written as nothing.
-  Diagnostics d;
-  auto s = tiny_stack("chunked_prefill: false\n", "", d);
-  INFO(d.format());
-  REQUIRE(s);
-  CHECK_FALSE(s->chunked_prefill);
-  Diagnostics d2;
-  auto back = written_back(*s, d2);
-  INFO(d2.format());
-  REQUIRE(back);
-  CHECK_FALSE(back->chunked_prefill);
+TEST_CASE("a rewritten stack keeps its prompt scheduling; an unknown one is an error", "[unit]") {
+  // prompt_schedule is the engine's scheduler, read from its code, not fitted: a stack rewritten
+  // by validate --fit --write keeps each non-default value; the default (chunked) is written as
+  // nothing.
+  for (PromptSchedule want :
+       {PromptSchedule::whole_prompt_steps, PromptSchedule::whole_with_decodes}) {
+    const std::string name(prompt_schedule_name(want));
+    Diagnostics d;
+    auto s = tiny_stack("prompt_schedule: " + name + "\n", "", d);
+    INFO(name << "\n" << d.format());
+    REQUIRE(s);
+    CHECK(s->prompt_schedule == want);
+    Diagnostics d2;
+    auto back = written_back(*s, d2);
+    INFO(d2.format());
+    REQUIRE(back);
+    CHECK(back->prompt_schedule == want);
+  }
   Diagnostics d3;
   auto plain = tiny_stack("", "", d3);
   REQUIRE(plain);
-  CHECK(plain->chunked_prefill);
-  CHECK(cli::stack_to_yaml(*plain).find("chunked_prefill") == std::string::npos);
+  CHECK(plain->prompt_schedule == PromptSchedule::chunked);
+  CHECK(cli::stack_to_yaml(*plain).find("prompt_schedule") == std::string::npos);
   Diagnostics d4;
-  CHECK_FALSE(tiny_stack("chunked_prefill: sometimes\n", "", d4));
+  CHECK_FALSE(tiny_stack("prompt_schedule: whole_prompt_step\n", "", d4));
   const std::string msg = d4.format();
   INFO(msg);
-  CHECK(msg.find("chunked_prefill") != std::string::npos);
-  CHECK(msg.find("true or false") != std::string::npos);
+  CHECK(msg.find("prompt_schedule") != std::string::npos);
+  CHECK(msg.find("whole_prompt_steps") != std::string::npos);  // the did-you-mean
+  // The old boolean key is gone: an unknown key, as any other.
+  Diagnostics d5;
+  CHECK_FALSE(tiny_stack("chunked_prefill: false\n", "", d5));
+  CHECK(d5.format().find("chunked_prefill") != std::string::npos);
 }
 
 TEST_CASE("a rewritten stack keeps its micro-batch flag, FP4 fraction and GEMM overlap", "[unit]") {

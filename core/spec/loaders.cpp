@@ -264,7 +264,11 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
                            {kKvAdmissionFullSequenceName, KvAdmission::full_sequence}}))
     s.kv_admission = *a;
   get(r, "pipeline_microbatches", s.pipeline_microbatches, false);
-  get(r, "chunked_prefill", s.chunked_prefill, false);
+  if (auto p = r.optional_enum<PromptSchedule>(
+          "prompt_schedule", {{kPromptScheduleNames[0], PromptSchedule::chunked},
+                              {kPromptScheduleNames[1], PromptSchedule::whole_prompt_steps},
+                              {kPromptScheduleNames[2], PromptSchedule::whole_with_decodes}}))
+    s.prompt_schedule = *p;
 
   auto classes = full ? r.required_child("classes") : r.child("classes");
   if (full) {

@@ -196,9 +196,8 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
     cfg.max_seqs = std::min(cfg.max_seqs, c.max_batched_tokens);
   }
   cfg.reserve_full_sequence = c.reserve_full_sequence;
-  cfg.prompt_schedule =
-      c.chunked_prefill ? PromptSchedule::chunked : PromptSchedule::whole_with_decodes;
-  if (!c.chunked_prefill) {
+  cfg.prompt_schedule = c.prompt_schedule;
+  if (c.prompt_schedule == PromptSchedule::whole_with_decodes) {
     // A prompt runs whole in one step: an engine without chunking is built with a token budget
     // that holds its longest prompt (trtllm-bench sizes max_num_tokens from its dataset), so the
     // row's lengths are never clipped to the budget.
@@ -265,6 +264,18 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
         return Error{fmt::format("case {}: a fixed-rate row needs request_rate > 0", c.id)};
       }
       rc.rate.mean_qps = c.request_rate_qps / replicas * fleet;
+      if (c.requests > 0) {
+        // A benchmark client's run of N requests (benchmark_serving, sglang.bench_serving):
+        // every one counted, the result over the run's wall time, overloaded or not.
+        const int64_t per = std::max<int64_t>(1, fleet > 1 ? c.requests : c.requests / replicas);
+        if (per > (int64_t{1} << 24)) {
+          return Error{fmt::format("case {}: {} requests a run: at most 2^24", c.id, per)};
+        }
+        opt.requests = per;
+        opt.warmup_requests = 0;
+        opt.finite_run = true;
+        break;
+      }
       if (auto run = rate_run_options(c, opt, rc.rate.mean_qps)) {
         opt = *run;
       } else {
@@ -322,6 +333,13 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
 
 Result<double> predict_case(const BenchCase& c, const StackSpec& stack,
                             const CalibrationProfile* profile) {
+  if (c.memory_fraction > 0 && stack.memory_reserve_fraction != 1 - c.memory_fraction) {
+    // The row's engine kept this share of memory for weights and KV (a copy: fits call this in
+    // loops, and only such rows pay for it).
+    StackSpec own = stack;
+    own.memory_reserve_fraction = 1 - c.memory_fraction;
+    return predict_case(c, own, profile);
+  }
   auto perf = PerfModel::create(c.model, c.hardware, stack, c.deployment,
                                 profile != nullptr ? profile : c.profile);
   if (!perf) return perf.error();

@@ -180,6 +180,7 @@ class Engine {
     cum_weight_.back() = 1;
     max_waiting_ =
         opt.max_waiting > 0 ? opt.max_waiting : 50 * static_cast<int64_t>(cfg.max_seqs) + 10000;
+    if (opt.finite_run) max_waiting_ = std::max(max_waiting_, opt.requests + 1);
     max_len_ =
         cfg.max_context_tokens > 0 ? cfg.max_context_tokens : std::numeric_limits<int64_t>::max();
     watermark_ = total_blocks_ / 100;
@@ -253,10 +254,10 @@ class Engine {
       in_transit_.push_back(id);
     }
     if (!fed_mode_ && id == opt_.warmup_requests) {
-      window_start_ = t;
+      window_start_ = opt_.finite_run ? 0.0 : t;
       in_system_at_start_ = created_ - finished_;
     }
-    if (!fed_mode_ && created_ == n_total_) {
+    if (!fed_mode_ && created_ == n_total_ && !opt_.finite_run) {
       window_end_ = t;
       in_system_at_end_ = created_ - finished_;
     }

@@ -55,8 +55,9 @@ ServingResult simulate_fleet(const StepTable& table, const ServingConfig& cfg,
   int64_t queued_growth = 0;  // shared_queue: how much the queue grew over the window
   size_t queue_max = 0;       // shared_queue: its longest
   bool overflow = false;
-  const int64_t max_queue =
+  int64_t max_queue =
       opt.max_waiting > 0 ? opt.max_waiting : n * (50 * static_cast<int64_t>(cfg.max_seqs) + 10000);
+  if (opt.finite_run) max_queue = std::max(max_queue, total + 1);
   const double inf = std::numeric_limits<double>::infinity();
   while (!overflow) {
     // The engine whose next step starts first, among those with work (shared_queue: an idle
@@ -116,10 +117,10 @@ ServingResult simulate_fleet(const StepTable& table, const ServingConfig& cfg,
       }
       ++created;
       if (created == opt.warmup_requests + 1) {
-        for (Engine* e : fleet) e->mark_window_start(a);
+        for (Engine* e : fleet) e->mark_window_start(opt.finite_run ? 0.0 : a);
         queued_growth -= static_cast<int64_t>(queue.size());
       }
-      if (created == total) {
+      if (created == total && !opt.finite_run) {
         for (Engine* e : fleet) e->mark_window_end(a);
         queued_growth += static_cast<int64_t>(queue.size());
       }

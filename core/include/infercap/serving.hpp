@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "infercap/prompt_schedule.hpp"
 #include "infercap/result.hpp"
 #include "infercap/workload.hpp"
 
@@ -59,21 +60,6 @@ class PerfStepModel final : public StepModel {
 
 // ---------------------------------------------------------------------------------------------
 // Engine configuration (vLLM's scheduler knobs).
-
-/// How an engine schedules prompts into its steps.
-enum class PromptSchedule : unsigned char {
-  /// Prompts split across steps and fused with decodes, within the token budget (vLLM's chunked
-  /// prefill, TensorRT-LLM's chunked context).
-  chunked,
-  /// vLLM v0 without chunking: a step of whole prompts only, run before any decode; a sequence
-  /// (prompt + output) must fit one step's budget.
-  whole_prompt_steps,
-  /// TensorRT-LLM's in-flight batching without chunked context (its default): every running
-  /// decode first, then waiting prompts in arrival order, each whole, in the same step while the
-  /// token budget holds it; the first that does not fit waits, and those behind it too
-  /// (MicroBatchScheduler: `break`). Only the prompt must fit the budget.
-  whole_with_decodes,
-};
 
 struct ServingConfig {
   int max_seqs = 256;             ///< sequences running at once (vLLM max_num_seqs)
@@ -207,6 +193,13 @@ struct SimOptions {
   /// replica; a fleet that splits its load evenly at random is one replica at its share.
   int replicas = 1;
   Dispatch dispatch = Dispatch::least_loaded;
+  /// A finite run, as a benchmark client of N requests reports one (vLLM's benchmark_serving,
+  /// sglang.bench_serving): every request is measured (warmup_requests must be 0) and the window
+  /// is the whole run, from t = 0 to the last completion, so throughput is the run's tokens over
+  /// its wall time and an overloaded run's growing queue shows in its latencies instead of
+  /// stopping it (max_waiting is then at least `requests`). false: a steady-state window from
+  /// the first measured arrival to the last arrival.
+  bool finite_run = false;
 };
 
 /// Step times tabulated once over (prefill tokens, decode batch, context) so a simulated step is

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "infercap/hardware.hpp"
+#include "infercap/prompt_schedule.hpp"
 #include "infercap/source.hpp"
 
 namespace infercap {
@@ -169,12 +170,13 @@ struct StackSpec {
   /// num_gpu_blocks / pp). false: a replica steps its whole batch through the stages one after
   /// another, and a serving run over stages is not predicted.
   bool pipeline_microbatches = false;
-  /// The engine's default prompt scheduling in `validate`'s serving rows: true, prompts split
-  /// into chunks that fill each step's token budget beside the decodes (vLLM v1); false, each
-  /// prompt runs whole in one step, behind that step's decodes, and a prompt that does not fit
-  /// the step's remaining budget waits with those behind it (TensorRT-LLM's in-flight batching,
-  /// whose chunked context is opt-in: PromptSchedule::whole_with_decodes).
-  bool chunked_prefill = true;
+  /// The engine's default prompt scheduling in `validate`'s serving rows: chunked, prompts split
+  /// into chunks that fill each step's token budget beside the decodes (vLLM v1);
+  /// whole_with_decodes, each prompt whole in one step behind that step's decodes, a prompt that
+  /// does not fit the remaining budget waiting with those behind it (TensorRT-LLM's in-flight
+  /// batching, whose chunked context is opt-in); whole_prompt_steps, steps of whole prompts only,
+  /// run before any decode while prompts wait (SGLang's default prefill-first scheduler).
+  PromptSchedule prompt_schedule = PromptSchedule::chunked;
   std::vector<SourceRef> sources;  ///< provenance: the fit command, rows, date, commit
 
   const StackEfficiency& for_class(HwClass c) const { return per_class[static_cast<int>(c)]; }

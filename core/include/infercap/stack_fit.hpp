@@ -101,15 +101,17 @@ struct BenchCase {
   /// max_num_batched_tokens): prompt chunks and decodes share it, so it also caps the sequences
   /// decoding at once; 0 = ServingCaseDefaults::max_batched_tokens.
   int max_batched_tokens = 0;
-  /// Requests in the run as the row states it (ServingMode::offline: all queued at once, all
-  /// replicas together); 0 = ServingCaseDefaults::offline_requests.
+  /// Requests in the run as the row states it, all replicas together: ServingMode::offline, all
+  /// queued at once (0 = ServingCaseDefaults::offline_requests); ServingMode::rate, a finite run
+  /// of that many Poisson arrivals, every one measured, over the run's wall time
+  /// (SimOptions::finite_run; 0 = a steady-state run).
   int64_t requests = 0;
   /// The engine's KV admission policy (ServingConfig::reserve_full_sequence): true for
   /// TensorRT-LLM, whose default capacity scheduler is GUARANTEED_NO_EVICT.
   bool reserve_full_sequence = false;
-  /// The stack's prompt scheduling (StackSpec::chunked_prefill): false runs each prompt whole,
-  /// fused with the step's decodes (PromptSchedule::whole_with_decodes).
-  bool chunked_prefill = true;
+  /// The engine's prompt scheduling: the stack's (StackSpec::prompt_schedule) unless the row
+  /// states it (its `chunked_prefill` column).
+  PromptSchedule prompt_schedule = PromptSchedule::chunked;
   /// A serving row's prompt lengths as equal-weight points (tokens; a dataset's spread, e.g.
   /// the mean of each 1/N share of its sorted lengths), whose mean is `prompt_tokens`; empty =
   /// every prompt `prompt_tokens` long.
@@ -131,6 +133,10 @@ struct BenchCase {
   /// The calibration profile of the row's hardware (validate --calibration), used wherever the
   /// case is predicted without one given, the fit included; null = the hardware entry alone.
   const CalibrationProfile* profile = nullptr;
+  /// The engine's share of each device's memory for weights and KV cache as the row states it
+  /// (vLLM gpu_memory_utilization, SGLang mem_fraction_static): the stack's
+  /// memory_reserve_fraction becomes 1 - this; 0 = the stack's.
+  double memory_fraction = 0;
 };
 
 /// The model's value of the case's metric under `stack`.
