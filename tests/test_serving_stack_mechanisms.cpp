@@ -9,6 +9,7 @@
 
 #include "catalog_fixture.hpp"
 #include "infercap/perf.hpp"
+#include "stack_yaml.hpp"
 
 using namespace infercap;
 
@@ -166,6 +167,29 @@ TEST_CASE(
     REQUIRE(hw != nullptr);
     CHECK(hw->mma_sync_peak_fraction == 0);
   }
+}
+
+TEST_CASE("sglang runs vllm's GPU figures and SGLang's own scheduler and memory share", "[unit]") {
+  // data/stacks/sglang.yaml copies the GPU class of vllm.yaml (no SGLang row is fitted): a refit
+  // of vllm that leaves sglang behind fails here. Its own keys are SGLang's defaults.
+  const auto& cat = test::project_catalog().catalog;
+  const StackSpec* sglang = cat.find_stack("SGLang");
+  const StackSpec* vllm = cat.find_stack("vllm");
+  REQUIRE(sglang != nullptr);
+  REQUIRE(vllm != nullptr);
+  auto gpu_class = [](const StackSpec& s) {
+    const std::string y = cli::stack_to_yaml(s);
+    const auto a = y.find("  gpu:\n");
+    const auto b = y.find("\n  npu:");
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    return y.substr(a, b - a);
+  };
+  CHECK(gpu_class(*sglang) == gpu_class(*vllm));
+  CHECK(sglang->prompt_schedule == PromptSchedule::whole_prompt_steps);
+  CHECK(sglang->memory_reserve_fraction == Approx(1 - 0.85));  // mem_fraction_static at TP4
+  for (HwClass c : {HwClass::cpu, HwClass::npu, HwClass::fpga})
+    CHECK_FALSE(sglang->for_class(c).supported);
 }
 
 namespace {
