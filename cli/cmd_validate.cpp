@@ -511,6 +511,7 @@ int run_validate(const ValidateArgs& a) {
         m.bench->reserve_full_sequence = stack_override->kv_admission == KvAdmission::full_sequence;
       if (m.bench && !m.row.chunked_prefill)
         m.bench->prompt_schedule = stack_override->prompt_schedule;
+      if (m.bench) m.bench->schedule_one_step_ahead = stack_override->overlap_scheduling;
     }
     if (fitting) {
       // The fit and its leave-one-out predict each row as the per-row tables do, with its

@@ -488,8 +488,10 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
       if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
     }
     c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);
-    if (const StackSpec* st = catalog.find_stack(m.stack_name))
+    if (const StackSpec* st = catalog.find_stack(m.stack_name)) {
       c.prompt_schedule = st->prompt_schedule;
+      c.schedule_one_step_ahead = st->overlap_scheduling;
+    }
     // The engine's prompt scheduling as the row states it (MLPerf v4.1's harness builds its
     // TensorRT-LLM executor without chunked context: whole prompts behind the decodes).
     if (r.chunked_prefill) {

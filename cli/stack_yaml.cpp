@@ -32,6 +32,7 @@ std::string stack_to_yaml(const StackSpec& s) {
   if (s.kv_admission == KvAdmission::full_sequence)
     o += fmt::format("kv_admission: {}\n", kKvAdmissionFullSequenceName);
   if (s.pipeline_microbatches) o += "pipeline_microbatches: true\n";
+  if (s.overlap_scheduling) o += "overlap_scheduling: true\n";
   if (s.prompt_schedule != PromptSchedule::chunked)
     o += fmt::format("prompt_schedule: {}\n", prompt_schedule_name(s.prompt_schedule));
   o += "classes:\n";

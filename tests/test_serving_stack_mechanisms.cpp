@@ -187,6 +187,8 @@ TEST_CASE("sglang runs vllm's GPU figures and SGLang's own scheduler and memory 
   };
   CHECK(gpu_class(*sglang) == gpu_class(*vllm));
   CHECK(sglang->prompt_schedule == PromptSchedule::whole_prompt_steps);
+  CHECK(sglang->overlap_scheduling);  // v0.4's zero-overhead batch scheduler, on by default
+  CHECK_FALSE(vllm->overlap_scheduling);
   CHECK(sglang->memory_reserve_fraction == Approx(1 - 0.85));  // mem_fraction_static at TP4
   for (HwClass c : {HwClass::cpu, HwClass::npu, HwClass::fpga})
     CHECK_FALSE(sglang->for_class(c).supported);

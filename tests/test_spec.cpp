@@ -543,6 +543,18 @@ TEST_CASE("a rewritten stack keeps its prompt scheduling; an unknown one is an e
   INFO(msg);
   CHECK(msg.find("prompt_schedule") != std::string::npos);
   CHECK(msg.find("whole_prompt_steps") != std::string::npos);  // the did-you-mean
+  // overlap_scheduling (SGLang's one-step-ahead batches) survives the rewrite too; false is the
+  // default and written as nothing.
+  Diagnostics d6;
+  auto ahead = tiny_stack("overlap_scheduling: true\n", "", d6);
+  REQUIRE(ahead);
+  CHECK(ahead->overlap_scheduling);
+  Diagnostics d7;
+  auto ahead_back = written_back(*ahead, d7);
+  REQUIRE(ahead_back);
+  CHECK(ahead_back->overlap_scheduling);
+  CHECK_FALSE(plain->overlap_scheduling);
+  CHECK(cli::stack_to_yaml(*plain).find("overlap_scheduling") == std::string::npos);
   // The old boolean key is gone: an unknown key, as any other.
   Diagnostics d5;
   CHECK_FALSE(tiny_stack("chunked_prefill: false\n", "", d5));

@@ -269,6 +269,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
                               {kPromptScheduleNames[1], PromptSchedule::whole_prompt_steps},
                               {kPromptScheduleNames[2], PromptSchedule::whole_with_decodes}}))
     s.prompt_schedule = *p;
+  get(r, "overlap_scheduling", s.overlap_scheduling, false);
 
   auto classes = full ? r.required_child("classes") : r.child("classes");
   if (full) {

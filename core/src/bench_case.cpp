@@ -196,6 +196,7 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
     cfg.max_seqs = std::min(cfg.max_seqs, c.max_batched_tokens);
   }
   cfg.reserve_full_sequence = c.reserve_full_sequence;
+  cfg.schedule_one_step_ahead = c.schedule_one_step_ahead;
   cfg.prompt_schedule = c.prompt_schedule;
   if (c.prompt_schedule == PromptSchedule::whole_with_decodes) {
     // A prompt runs whole in one step: an engine without chunking is built with a token budget

@@ -503,6 +503,7 @@ class Engine {
 
   // Loop state between steps.
   double t_ = 0;
+  double last_step_start_ = -1;  // when the step that ended at t_ started (-1: none yet)
   // Index of the next step in which decodes run. Decoder bookkeeping (finish step, block phase)
   // counts these steps only, so prefill-only steps (chunking off) do not advance decoders.
   int64_t dstep_ = 0;

@@ -70,7 +70,10 @@ Engine::Status Engine::step() {
   int64_t& dstep = dstep_;
   const int64_t budget0 = cfg_.max_batched_tokens;
   {
-    admit_arrivals_until(t);
+    // Scheduled one step ahead, this step's batch was formed when the last one started: what
+    // arrived since waits a step more. An engine with nothing running forms it now.
+    const bool ahead = cfg_.schedule_one_step_ahead && running_ > 0 && last_step_start_ >= 0;
+    admit_arrivals_until(ahead ? last_step_start_ : t);
     if (running_ == 0 && waiting_.empty()) deliver_in_transit();  // an idle engine waits for them
     if (running_ == 0 && waiting_.empty()) {
       int32_t c = 0;
@@ -199,6 +202,7 @@ Engine::Status Engine::step() {
       cohorts_.clear();
     }
     const int decoding_before = decoding_;
+    last_step_start_ = t;
     t += dt;
     const int64_t this_step = dstep;
     if (!prefill_only) {

@@ -177,6 +177,9 @@ struct StackSpec {
   /// batching, whose chunked context is opt-in); whole_prompt_steps, steps of whole prompts only,
   /// run before any decode while prompts wait (SGLang's default prefill-first scheduler).
   PromptSchedule prompt_schedule = PromptSchedule::chunked;
+  /// The engine schedules one step ahead (ServingConfig::schedule_one_step_ahead): SGLang v0.4's
+  /// zero-overhead batch scheduler; `validate`'s serving rows run so.
+  bool overlap_scheduling = false;
   std::vector<SourceRef> sources;  ///< provenance: the fit command, rows, date, commit
 
   const StackEfficiency& for_class(HwClass c) const { return per_class[static_cast<int>(c)]; }

@@ -112,6 +112,8 @@ struct BenchCase {
   /// The engine's prompt scheduling: the stack's (StackSpec::prompt_schedule) unless the row
   /// states it (its `chunked_prefill` column).
   PromptSchedule prompt_schedule = PromptSchedule::chunked;
+  /// The stack's StackSpec::overlap_scheduling: each step's batch formed one step ahead.
+  bool schedule_one_step_ahead = false;
   /// A serving row's prompt lengths as equal-weight points (tokens; a dataset's spread, e.g.
   /// the mean of each 1/N share of its sorted lengths), whose mean is `prompt_tokens`; empty =
   /// every prompt `prompt_tokens` long.
