@@ -171,7 +171,8 @@ TEST_CASE(
 
 TEST_CASE("sglang runs vllm's GPU figures and SGLang's own scheduler and memory share", "[unit]") {
   // data/stacks/sglang.yaml copies the GPU class of vllm.yaml (no SGLang row is fitted): a refit
-  // of vllm that leaves sglang behind fails here. Its own keys are SGLang's defaults.
+  // of vllm that leaves sglang behind fails here. Its own keys are SGLang's defaults, and its step
+  // overhead is 0: the host work vLLM's fitted figure stands for overlaps the step before.
   const auto& cat = test::project_catalog().catalog;
   const StackSpec* sglang = cat.find_stack("SGLang");
   const StackSpec* vllm = cat.find_stack("vllm");
@@ -183,9 +184,14 @@ TEST_CASE("sglang runs vllm's GPU figures and SGLang's own scheduler and memory 
     const auto b = y.find("\n  npu:");
     REQUIRE(a != std::string::npos);
     REQUIRE(b != std::string::npos);
-    return y.substr(a, b - a);
+    std::string g = y.substr(a, b - a);
+    const auto o = g.find("    step_overhead_s:");
+    REQUIRE(o != std::string::npos);
+    return g.erase(o, g.find('\n', o) - o + 1);
   };
   CHECK(gpu_class(*sglang) == gpu_class(*vllm));
+  CHECK(sglang->for_class(HwClass::gpu).step_overhead_s == 0);
+  CHECK(vllm->for_class(HwClass::gpu).step_overhead_s > 0);
   CHECK(sglang->prompt_schedule == PromptSchedule::whole_prompt_steps);
   CHECK(sglang->overlap_scheduling);  // v0.4's zero-overhead batch scheduler, on by default
   CHECK_FALSE(vllm->overlap_scheduling);
