@@ -552,8 +552,9 @@ PY
   echo "row is a finite run (its \`requests\`: 300 to 3,200 Poisson arrivals, every one counted, tokens"
   echo "over the run's wall time, as the client reports them; \`docs/serving.md\`), so the overloaded"
   echo "runs (70B at 8 and 16 requests/s, 405B at 4 and 8) are read as the queue they built, not"
-  echo "refused. The \`sglang\` stack runs vLLM's fitted GPU figures (no SGLang row is fitted) with"
-  echo "SGLang's prefill-first scheduler (\`prompt_schedule: whole_prompt_steps\`); each row states the"
+  echo "refused. The \`sglang\` stack runs vLLM's fitted GPU figures but for the step overhead (below; no"
+  echo "SGLang row is fitted) with SGLang's prefill-first scheduler (\`prompt_schedule:"
+  echo "whole_prompt_steps\`) and its one-step-ahead batches (\`overlap_scheduling\`); each row states the"
   echo "running-request limit, prefill budget and memory share (\`memory_fraction\`: 0.85 at TP4, 0.81"
   echo "at TP8) SGLang's defaults give its deployment:"
   echo
