@@ -139,3 +139,24 @@ TEST_CASE("an overloaded fleet is unstable, not an error", "[model]") {
     CHECK_THAT(r->note, Catch::Contains("unstable"));
   }
 }
+
+TEST_CASE("a fleet's finite run: every request counted, over the whole run", "[model]") {
+  // Two single-sequence replicas (one-step requests of 10 ms each, 200 requests/s together)
+  // behind a shared queue, fed 1000 requests at 1000/s: five times what they clear. After the
+  // first arrival a_0 both stay busy, so the 1000 requests take about 1000 x 10 ms / 2 = 5 s and
+  // the run's throughput is N / (its wall time from t = 0), about 200 requests/s, all N
+  // measured; the overloaded queue (up to ~800) neither stops the run nor errs.
+  ConstStep m;
+  const auto cls = poisson_class(1000, *fixed_length(1), *fixed_length(1));
+  SimOptions opt = fleet(2, Dispatch::shared_queue, 1000);
+  opt.warmup_requests = 0;
+  opt.finite_run = true;
+  auto r = simulate(m, single_server(), {cls}, opt);
+  REQUIRE(r);
+  CHECK(r->requests_measured == 1000);
+  CHECK(r->simulated_s == Approx(1000 * m.s / 2).margin(0.02));
+  CHECK(r->throughput_rps * r->simulated_s == Approx(1000).epsilon(1e-9));
+  CHECK(r->note.find("more than") == std::string::npos);
+  // The last request waited for nearly every other: close to the whole run.
+  CHECK(r->all.e2e.p99_s > 0.8 * (r->simulated_s - 1.0));
+}

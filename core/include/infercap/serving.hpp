@@ -77,7 +77,8 @@ struct ServingConfig {
   /// The engine forms each step's batch when the step before it starts, overlapping its CPU
   /// scheduling with that step's GPU work (SGLang v0.4's zero-overhead batch scheduler,
   /// TensorRT-LLM's overlap scheduler): a request that arrives while a step runs joins, at the
-  /// earliest, the step after the next. An idle engine takes an arrival at once.
+  /// earliest, the step after the next. An idle engine takes an arrival at once. Open-loop and
+  /// dispatched arrivals only: a closed-loop client's next request is not delayed further.
   bool schedule_one_step_ahead = false;
   int kv_block_tokens = 16;  ///< paged KV block size
   /// KV capacity override in tokens; 0 = the step model's kv_capacity_tokens().
