@@ -525,6 +525,38 @@ TEST_CASE("analytic path agrees with the simulator on a realistic LLM case", "[m
   }
 }
 
+TEST_CASE("analytic path follows one-step-ahead scheduling as the simulator does", "[model]") {
+  // The realistic case above at 25 QPS, batches formed one step ahead: an arrival at a busy
+  // engine (probability u) waits one more step. Analytic: TTFT and E2E grow by u tau (tau the
+  // mean decode interval); the simulator by the step after the one it lands in. The two paths
+  // agree within the tolerances above, and each grows by about u tau (within 30%).
+  RooflineStep m;
+  auto cls = make_class(25, *lognormal_length_mean_sigma(512, 0.6),
+                        *lognormal_length_mean_sigma(256, 0.6));
+  SimOptions opt;
+  opt.requests = 20000;
+  opt.warmup_requests = 2000;
+  ServingConfig now;
+  ServingConfig ahead = now;
+  ahead.schedule_one_step_ahead = true;
+  auto s0 = simulate(m, now, {cls}, opt);
+  auto s1 = simulate(m, ahead, {cls}, opt);
+  auto a0 = analyze(m, now, {cls});
+  auto a1 = analyze(m, ahead, {cls});
+  REQUIRE(s0);
+  REQUIRE(s1);
+  REQUIRE(a0);
+  REQUIRE(a1);
+  const double step = a1->utilisation * a1->all.tpot.mean_s;
+  INFO("u tau " << step << " sim +" << s1->all.ttft.mean_s - s0->all.ttft.mean_s << " analytic +"
+                << a1->all.ttft.mean_s - a0->all.ttft.mean_s);
+  CHECK(a1->all.ttft.mean_s - a0->all.ttft.mean_s == Approx(step).epsilon(1e-9));
+  CHECK(s1->all.ttft.mean_s - s0->all.ttft.mean_s == Approx(step).epsilon(0.3));
+  CHECK(a1->all.ttft.mean_s == Approx(s1->all.ttft.mean_s).epsilon(0.2));
+  CHECK(a1->all.e2e.mean_s == Approx(s1->all.e2e.mean_s).epsilon(0.15));
+  CHECK(a1->all.tpot.mean_s == Approx(a0->all.tpot.mean_s).epsilon(1e-12));
+}
+
 TEST_CASE("step table: exact for bilinear step times, close on a roofline", "[model]") {
   // Trilinear interpolation reproduces any function affine in tokens and batch and bilinear in
   // (batch, context), so AffineStep is exact everywhere; the roofline's max(weights, compute)

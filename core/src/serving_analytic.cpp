@@ -602,8 +602,17 @@ ServingResult Analyzer::eval(double total_qps) const {
     for (const auto& c : in_) p2 += c.w * (c.p_var + c.p_mean * c.p_mean);
     extra_sd = std::sqrt(lambda * t_biased * p2);
   }
-  // Everything but the request's own prompt and output: W + R.
-  const Moments rest{wq + r1, wait.var + r_var};
+  // Scheduled one step ahead (ServingConfig::schedule_one_step_ahead), an arrival at a busy engine
+  // (probability u) also waits out the next step, formed before it came: a mean step, tau (the
+  // interval decoders see), so + u tau, variance u (1 - u) tau^2 from the Bernoulli.
+  double ahead = 0, ahead_var = 0;
+  if (cfg_.schedule_one_step_ahead) {
+    const double u = std::clamp(ch.u, 0.0, 1.0);
+    ahead = u * pt.tau;
+    ahead_var = u * (1 - u) * pt.tau * pt.tau;
+  }
+  // Everything but the request's own prompt and output: W + R (+ the step ahead).
+  const Moments rest{wq + r1 + ahead, wait.var + r_var + ahead_var};
 
   r.stable = true;
   r.utilisation = ch.u;

@@ -25,6 +25,8 @@ Result<Engine> make_engine(const PlanInputs& in, const ModelSpec& model, const H
   // The engine admits requests as the stack's scheduler does (kv_admission).
   e.cfg.reserve_full_sequence =
       e.cfg.reserve_full_sequence || stack.kv_admission == KvAdmission::full_sequence;
+  // ... and forms its batches one step ahead where it does (overlap_scheduling).
+  e.cfg.schedule_one_step_ahead = e.cfg.schedule_one_step_ahead || stack.overlap_scheduling;
   if (e.cfg.max_context_tokens == 0) e.cfg.max_context_tokens = static_cast<int64_t>(longest);
   e.step = std::make_unique<PerfStepModel>(*e.perf, static_cast<double>(e.cfg.max_batched_tokens));
   return e;
