@@ -46,6 +46,23 @@ RequestClass make_class(double qps, LengthDist prompt, LengthDist output) {
   return c;
 }
 
+// A config with batches formed when their step starts and the same formed one step ahead.
+struct NowAndAhead {
+  ServingConfig now, ahead;
+};
+NowAndAhead now_and_ahead() {
+  NowAndAhead c;
+  c.ahead.schedule_one_step_ahead = true;
+  return c;
+}
+
+SimOptions run_of(int64_t requests, int64_t warmup) {
+  SimOptions opt;
+  opt.requests = requests;
+  opt.warmup_requests = warmup;
+  return opt;
+}
+
 }  // namespace
 
 TEST_CASE("M/D/1: batch-1 constant service matches Pollaczek-Khinchine", "[model]") {
@@ -417,12 +434,8 @@ TEST_CASE("scheduled one step ahead: an arrival during a step waits one step mor
   const double s = m.s;
   RequestClass cls = make_class(1 / (2 * std::sqrt(2.0) * s), *fixed_length(1), *fixed_length(20));
   cls.arrival.kind = ArrivalKind::deterministic;
-  SimOptions opt;
-  opt.requests = 4000;
-  opt.warmup_requests = 100;
-  ServingConfig now;
-  ServingConfig ahead = now;
-  ahead.schedule_one_step_ahead = true;
+  const SimOptions opt = run_of(4000, 100);
+  const auto [now, ahead] = now_and_ahead();
   auto a = simulate(m, now, {cls}, opt);
   auto b = simulate(m, ahead, {cls}, opt);
   REQUIRE(a);
@@ -533,12 +546,8 @@ TEST_CASE("analytic path follows one-step-ahead scheduling as the simulator does
   RooflineStep m;
   auto cls = make_class(25, *lognormal_length_mean_sigma(512, 0.6),
                         *lognormal_length_mean_sigma(256, 0.6));
-  SimOptions opt;
-  opt.requests = 20000;
-  opt.warmup_requests = 2000;
-  ServingConfig now;
-  ServingConfig ahead = now;
-  ahead.schedule_one_step_ahead = true;
+  const SimOptions opt = run_of(20000, 2000);
+  const auto [now, ahead] = now_and_ahead();
   auto s0 = simulate(m, now, {cls}, opt);
   auto s1 = simulate(m, ahead, {cls}, opt);
   auto a0 = analyze(m, now, {cls});
