@@ -89,7 +89,7 @@ void put(Key& k, const CandidateId& id) {
 
 void put(Key& k, const ServingConfig& c) {
   k.num(c.max_seqs).num(c.max_batched_tokens).byte(static_cast<unsigned>(c.prompt_schedule));
-  k.byte(c.reserve_full_sequence ? 1 : 0);
+  k.byte(c.reserve_full_sequence ? 1 : 0).byte(c.schedule_one_step_ahead ? 1 : 0);
   k.num(c.kv_block_tokens).num(c.kv_capacity_tokens).num(c.max_context_tokens);
 }
 
