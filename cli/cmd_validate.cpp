@@ -505,13 +505,9 @@ int run_validate(const ValidateArgs& a) {
     MappedRow m = map_measurement(row, catalog, measured);
     if (stack_override) {
       m.stack_name = stack_override->name;
-      // The engine's admission policy follows the stack the row is predicted with, unless the row
-      // states the one its engine ran.
-      if (m.bench && !m.row.kv_admission)
-        m.bench->reserve_full_sequence = stack_override->kv_admission == KvAdmission::full_sequence;
-      if (m.bench && !m.row.chunked_prefill)
-        m.bench->prompt_schedule = stack_override->prompt_schedule;
-      if (m.bench) m.bench->schedule_one_step_ahead = stack_override->overlap_scheduling;
+      // The engine settings follow the stack the row is predicted with, unless the row states
+      // the ones its engine ran.
+      if (m.bench) apply_engine_settings(stack_override, m.row, *m.bench);
     }
     if (fitting) {
       // The fit and its leave-one-out predict each row as the per-row tables do, with its

@@ -378,9 +378,19 @@ std::string stack_for_row(const MeasurementRow& r, const spec::Catalog& catalog,
   return d;
 }
 
-bool reserves_full_sequence(const spec::Catalog& catalog, const std::string& stack_name) {
-  const StackSpec* s = catalog.find_stack(stack_name);
-  return s != nullptr && s->kv_admission == KvAdmission::full_sequence;
+void apply_engine_settings(const StackSpec* stack, const MeasurementRow& row, BenchCase& c) {
+  c.reserve_full_sequence = stack != nullptr && stack->kv_admission == KvAdmission::full_sequence;
+  c.prompt_schedule = stack != nullptr ? stack->prompt_schedule : PromptSchedule::chunked;
+  c.schedule_one_step_ahead = stack != nullptr && stack->overlap_scheduling;
+  // The engine's prompt scheduling as the row states it (MLPerf v4.1's harness builds its
+  // TensorRT-LLM executor without chunked context: whole prompts behind the decodes).
+  if (row.chunked_prefill) {
+    c.prompt_schedule =
+        *row.chunked_prefill ? PromptSchedule::chunked : PromptSchedule::whole_with_decodes;
+  }
+  // The engine's admission as the row states it (MLPerf's harness runs TensorRT-LLM with
+  // MAX_UTILIZATION, not the GUARANTEED_NO_EVICT its stack defaults to).
+  if (row.kv_admission) c.reserve_full_sequence = *row.kv_admission == KvAdmission::full_sequence;
 }
 
 MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
@@ -487,20 +497,7 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
       if (w == DType::nvfp4) c.deployment.precision = {DType::nvfp4, DType::nvfp4, DType::bf16};
       if (w == DType::fp16 || w == DType::bf16) c.deployment.precision = {w, w, w};
     }
-    c.reserve_full_sequence = reserves_full_sequence(catalog, m.stack_name);
-    if (const StackSpec* st = catalog.find_stack(m.stack_name)) {
-      c.prompt_schedule = st->prompt_schedule;
-      c.schedule_one_step_ahead = st->overlap_scheduling;
-    }
-    // The engine's prompt scheduling as the row states it (MLPerf v4.1's harness builds its
-    // TensorRT-LLM executor without chunked context: whole prompts behind the decodes).
-    if (r.chunked_prefill) {
-      c.prompt_schedule =
-          *r.chunked_prefill ? PromptSchedule::chunked : PromptSchedule::whole_with_decodes;
-    }
-    // The engine's admission as the row states it (MLPerf's harness runs TensorRT-LLM with
-    // MAX_UTILIZATION, not the GUARANTEED_NO_EVICT its stack defaults to).
-    if (r.kv_admission) c.reserve_full_sequence = *r.kv_admission == KvAdmission::full_sequence;
+    apply_engine_settings(catalog.find_stack(m.stack_name), r, c);
     c.dispatch = r.dispatch;
     // Pipeline stages: an engine that keeps one micro-batch per stage in flight (the stack's
     // pipeline_microbatches) is simulated as that many interleaved engines; one that steps its

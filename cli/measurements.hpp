@@ -338,10 +338,12 @@ struct MappedRow {
   std::string reason;              ///< why it could not be mapped
 };
 
-/// The stack's KV admission policy (its `kv_admission` key): true when a request is admitted
-/// only with its whole sequence's KV reserved (TensorRT-LLM's GUARANTEED_NO_EVICT); false for a
-/// stack the catalog does not know.
-bool reserves_full_sequence(const spec::Catalog& catalog, const std::string& stack_name);
+/// The engine settings a serving row runs with: the stack's KV admission (`kv_admission`:
+/// full_sequence = TensorRT-LLM's GUARANTEED_NO_EVICT), prompt schedule and one-step-ahead
+/// batching (`overlap_scheduling`), each replaced by the row's own where it states one (its
+/// `kv_admission` and `chunked_prefill` columns). `stack` null (not in the catalog): the
+/// defaults, prompt admission, chunked prompts, batches formed at their step.
+void apply_engine_settings(const StackSpec* stack, const MeasurementRow& row, BenchCase& c);
 
 /// Resolves hardware, model, precision, metric and stack of each row. `extra_hardware` (entries
 /// outside the catalog, such as the one `calibrate` writes for an unknown machine) is matched by

@@ -584,9 +584,13 @@ TEST_CASE("serving rows: TensorRT-LLM FP8 rows without a KV format get ModelOpt'
   // (GUARANTEED_NO_EVICT), the default (prompt) for vLLM.
   CHECK(m[2].bench->reserve_full_sequence);
   CHECK_FALSE(m[3].bench->reserve_full_sequence);
-  CHECK(cli::reserves_full_sequence(catalog, "tensorrt-llm"));
-  CHECK_FALSE(cli::reserves_full_sequence(catalog, "vllm"));
-  CHECK_FALSE(cli::reserves_full_sequence(catalog, "no-such-stack"));
+  BenchCase probe;
+  cli::apply_engine_settings(catalog.find_stack("tensorrt-llm"), cli::MeasurementRow{}, probe);
+  CHECK(probe.reserve_full_sequence);
+  cli::apply_engine_settings(catalog.find_stack("vllm"), cli::MeasurementRow{}, probe);
+  CHECK_FALSE(probe.reserve_full_sequence);
+  cli::apply_engine_settings(catalog.find_stack("no-such-stack"), cli::MeasurementRow{}, probe);
+  CHECK_FALSE(probe.reserve_full_sequence);
   // What the format means for a NIM-like closed loop (Llama 3.1 70B: 80 layers x 8 KV heads x
   // 128 x (K, V) = 163840 values per token): 2 x 80 GB less the 70.6 GB of FP8 weights leaves
   // < 90 GB, room for < 90e9 / (163840 x 2 B x 5500) = 50 BF16 sequences of 5000 + 500 tokens,
