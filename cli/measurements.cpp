@@ -353,8 +353,15 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
           "for the rate: give one or the other";
     }
   }
-  if (reason.empty() && r.requests > 0 && c.serving == ServingMode::concurrency)
-    reason = "requests is a rate or offline run's count: this row is serving_mode concurrency";
+  // On a concurrency row, `requests` is the run's count (benchmark_serving --num-prompts with
+  // --max-concurrency): fewer requests than clients would leave clients that never send one.
+  if (reason.empty() && r.requests > 0 && c.serving == ServingMode::concurrency &&
+      r.requests < r.batch) {
+    reason = fmt::format(
+        "requests ({}) is the run's count at {} concurrent clients: expected at least one "
+        "request a client",
+        r.requests, r.batch);
+  }
   c.prompt_len_points = r.input_len_points;
   c.output_len_points = r.output_len_points;
   if (!reason.empty()) return std::nullopt;

@@ -410,15 +410,51 @@ TEST_CASE("a finite run: every request counted, over the run's wall time", "[mod
   // The same arrivals as a steady-state run would have been cut short or called unstable; the
   // finite run is neither cut short nor an error.
   CHECK(r->note.find("more than") == std::string::npos);
-  // A finite run measures everything: a warm-up or a closed loop is an error, as a value.
+  // A finite run measures everything: a warm-up is an error, as a value.
   SimOptions warm = opt;
   warm.warmup_requests = 10;
   auto w = simulate(m, single_server(), {cls}, warm);
   REQUIRE_FALSE(w);
   CHECK(w.error().message.find("finite run") != std::string::npos);
-  SimOptions closed = opt;
-  closed.closed_loop_clients = 4;
-  CHECK_FALSE(simulate(m, single_server(), {cls}, closed));
+}
+
+TEST_CASE("a finite closed-loop run: N clients, R requests, ramp and drain counted", "[model]") {
+  // benchmark_serving --max-concurrency N --num-prompts R --request-rate inf. Steps of s = 10 ms
+  // whatever they hold, N = 4 slots, requests of a 1-token prompt and o = 20 output tokens: the
+  // prefill step gives the first token, so a request is o steps. The clients start together and
+  // run in waves of o s each (a wave's requests finish together, so the next wave, sent on
+  // completion, starts at once, round trip or not). R requests take ceil(R / N) waves:
+  //   makespan = ceil(R / N) o s,  throughput = R / makespan,
+  // and every request's e2e is o s and TTFT s. A steady-state closed loop reports N / (o s),
+  // 20 requests/s; R = 5 reports 5 / 0.4 s = 12.5 and R = 10, 10 / 0.6 s = 16.7: the last wave
+  // running part full is what a short benchmark measures.
+  ConstStep m;
+  const double s = m.s;
+  const int n = 4, o = 20;
+  ServingConfig cfg = single_server();
+  cfg.max_seqs = n;
+  const auto cls = make_class(1, *fixed_length(1), *fixed_length(o));
+  for (const bool round_trip : {false, true}) {
+    for (const int64_t reqs : {int64_t{4}, int64_t{5}, int64_t{10}, int64_t{40}}) {
+      SimOptions opt;
+      opt.requests = reqs;
+      opt.warmup_requests = 0;
+      opt.finite_run = true;
+      opt.closed_loop_clients = n;
+      opt.closed_loop_round_trip = round_trip;
+      auto r = simulate(m, cfg, {cls}, opt);
+      REQUIRE(r);
+      INFO("R = " << reqs << ", round trip " << round_trip);
+      const double waves = static_cast<double>((reqs + n - 1) / n);
+      CHECK(r->requests_measured == reqs);
+      CHECK(r->simulated_s == Approx(waves * o * s).epsilon(1e-9));
+      const double rps = static_cast<double>(reqs) / (waves * o * s);
+      CHECK(r->throughput_rps == Approx(rps).epsilon(1e-9));
+      CHECK(r->output_tokens_per_s == Approx(rps * o).epsilon(1e-9));
+      CHECK(r->all.e2e.mean_s == Approx(o * s).epsilon(1e-9));
+      CHECK(r->all.ttft.mean_s == Approx(s).epsilon(1e-9));
+    }
+  }
 }
 
 TEST_CASE("scheduled one step ahead: an arrival during a step waits one step more", "[model]") {

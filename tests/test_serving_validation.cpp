@@ -172,17 +172,20 @@ TEST_CASE("serving rows: metric names, engine limits, KV format and beams map as
 TEST_CASE("requests on a rate row: a finite run, never with a duration or P99 limits", "[unit]") {
   // sglang.bench_serving and benchmark_serving send N Poisson arrivals and count them all: a rate
   // row's `requests` says so. A run length in seconds (duration_s) or P99 limits (a search for
-  // the rate) describe another run, and a closed loop has no request count: each is kept with
-  // its reason, not predicted.
+  // the rate) describe another run: each is kept with its reason, not predicted. On a
+  // concurrency row `requests` is the closed loop's count (benchmark_serving --num-prompts with
+  // --max-concurrency), at least one a client.
   const std::string path = infercap::testing::tmp_path("infercap-test-finite-run.csv");
   const std::string head =
       header("tp,serving_mode,request_rate,requests,duration_s,ttft_p99_limit_s");
   const std::string row = "x,h200,1,,llama-3.1-8b,,FP8,500,200,,e2e_latency_mean,5,s,vLLM,,1,";
+  const std::string closed = "x,h200,1,,llama-3.1-8b,,FP8,500,200,4,e2e_latency_mean,5,s,vLLM,,1,";
   const auto m = mapped(path, head + "F-1," + row + "rate,2,300,,\n" +  // finite
                                   "F-2," + row + "rate,2,,,\n" +        // steady state
                                   "F-3," + row + "rate,2,300,600,\n" + "F-4," + row +
-                                  "rate,2,300,,2\n" + "F-5," + row + "concurrency,,300,,\n");
-  REQUIRE(m.size() == 5);
+                                  "rate,2,300,,2\n" + "F-5," + closed + "concurrency,,40,,\n" +
+                                  "F-6," + closed + "concurrency,,3,,\n");
+  REQUIRE(m.size() == 6);
   REQUIRE(m[0].bench);
   CHECK(m[0].bench->requests == 300);
   CHECK(m[0].reason.empty());
@@ -190,7 +193,10 @@ TEST_CASE("requests on a rate row: a finite run, never with a duration or P99 li
   CHECK(m[1].bench->requests == 0);
   CHECK(m[2].reason.find("not both") != std::string::npos);
   CHECK(m[3].reason.find("P99 limits") != std::string::npos);
-  CHECK(m[4].reason.find("concurrency") != std::string::npos);
+  REQUIRE(m[4].bench);
+  CHECK(m[4].reason.empty());
+  CHECK(m[4].bench->requests == 40);
+  CHECK(m[5].reason.find("expected at least one request a client") != std::string::npos);
   std::remove(path.c_str());
 }
 

@@ -237,6 +237,17 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
       // request comes back over HTTP after the engine has started its next step.
       opt.closed_loop_round_trip = true;
       rc.rate.mean_qps = 1;
+      if (c.requests > 0) {
+        // benchmark_serving --max-concurrency N --num-prompts R: every request counted, the
+        // result over the run's wall time, from the clients' first requests to the last answer.
+        const int64_t per = std::max<int64_t>(1, c.requests / replicas);
+        if (per > (int64_t{1} << 24)) {
+          return Error{fmt::format("case {}: {} requests a run: at most 2^24", c.id, per)};
+        }
+        opt.requests = per;
+        opt.warmup_requests = 0;
+        opt.finite_run = true;
+      }
       break;
     case ServingMode::offline: {
       // A finite run: N requests (this replica's share) queued at t = 0, nothing discarded, the

@@ -203,8 +203,12 @@ struct SimOptions {
   /// sglang.bench_serving): every request is measured (warmup_requests must be 0) and the window
   /// is the whole run, from t = 0 to the last completion, so throughput is the run's tokens over
   /// its wall time and an overloaded run's growing queue shows in its latencies instead of
-  /// stopping it (max_waiting is then at least `requests`). false: a steady-state window from
-  /// the first measured arrival to the last arrival.
+  /// stopping it (max_waiting is then at least `requests`). Open loop: `requests` Poisson (or
+  /// the class's) arrivals. Closed loop: the clients start together at t = 0 and each sends its
+  /// next request on completion until `requests` have been sent, so the run includes the ramp
+  /// and the drain of its last requests (benchmark_serving's --max-concurrency with
+  /// --request-rate inf). false: a steady-state window from the first measured arrival to the
+  /// last arrival.
   bool finite_run = false;
 };
 

@@ -104,7 +104,9 @@ struct BenchCase {
   /// Requests in the run as the row states it, all replicas together: ServingMode::offline, all
   /// queued at once (0 = ServingCaseDefaults::offline_requests); ServingMode::rate, a finite run
   /// of that many Poisson arrivals, every one measured, over the run's wall time
-  /// (SimOptions::finite_run; 0 = a steady-state run).
+  /// (SimOptions::finite_run; 0 = a steady-state run); ServingMode::concurrency, a finite run
+  /// in which the `batch` clients send that many requests in all, ramp and drain included
+  /// (0 = a steady-state closed loop).
   int64_t requests = 0;
   /// The engine's KV admission policy (ServingConfig::reserve_full_sequence): true for
   /// TensorRT-LLM, whose default capacity scheduler is GUARANTEED_NO_EVICT.
