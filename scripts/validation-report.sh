@@ -38,7 +38,8 @@ CPU=(-i "$M/cpu-llamacpp-public.csv" -i "$M/cpu-llamacpp-public-2.csv" -i "$B/se
 STATIC=(-i "$M/vllm-static-public.csv" -i "$M/trtllm-static-public.csv" -i "$M/trtllm-static-moe-judge.csv"
   -i "$M/pytorch-public.csv")
 SERVE=(-i "$M/serving-public.csv" -i "$M/serving-nim.csv" -i "$M/serving-mlperf.csv"
-  -i "$M/serving-mlperf-v5-judge.csv" -i "$M/serving-sglang.csv" "${STATIC[@]}")
+  -i "$M/serving-mlperf-v5-judge.csv" -i "$M/serving-sglang.csv" -i "$M/serving-inferencex.csv"
+  "${STATIC[@]}")
 # Serving stacks, each fitted on its own static-batch rows (stack:file).
 FITS=("vllm:$M/vllm-static-public.csv" "tensorrt-llm-0.9:$M/trtllm-static-public.csv"
   "pytorch-cuda-graph:$M/pytorch-public.csv")
@@ -447,7 +448,8 @@ TXT
   echo "Serving runs: TensorRT-LLM's performance overview from v0.10 on (TRT: offline maximum"
   echo "throughput, every request queued at once), NVIDIA NIM's published concurrency sweep (NIM:"
   echo "closed loop at N clients, mean TTFT, per-request TPOT and output tokens/s), SGLang's"
-  echo "\`bench_serving\` runs (SGL: Poisson rates as finite runs, and offline) and MLPerf Inference"
+  echo "\`bench_serving\` runs (SGL: Poisson rates as finite runs, and offline), InferenceX's"
+  echo "DeepSeek-R1 points (IX: closed loops of N clients as finite runs) and MLPerf Inference"
   echo "(MLP: Offline and Server), with the static-batch rows above for comparison. Serving rows run"
   echo "through the serving simulator at the row's setting"
   echo "(N clients, a Poisson rate, or everything queued), with the engine defaults of"
@@ -587,6 +589,41 @@ PY
   echo "runs hold a KV pool of about 0.33 M tokens a GPU; at 4 and 8 requests/s they are KV-bound: end"
   echo "to end -22% and -2%, median ITL -20% and -42%, TTFT -17% and +19% (the queue), throughputs"
   echo "within 3%."
+  echo
+  echo "InferenceX (IX, kept aside to judge; \`data/measurements/serving-inferencex.csv\`, from the"
+  echo "JSON its dashboard serves, SemiAnalysisAI/InferenceX-app @ 3a600f1): DeepSeek-R1-0528 in FP8"
+  echo "(the catalog's deepseek-v3: 671 B parameters, 256 routed experts, MLA) on one server of 8 B200"
+  echo "(TensorRT-LLM 1.2.0rc6 and SGLang v0.5.9), 4 B200 (both), 8 H200 (SGLang) and 8 MI300X and 8"
+  echo "MI325X (SGLang on ROCm), 4 to 128 clients at 1k/1k, 1k/8k and 8k/1k tokens. Each point is a"
+  echo "finite closed loop (\`requests\` = 10 x the clients, every request counted over the run's wall"
+  echo "time, its first wave and its drain included; \`docs/serving.md\`) with the engine limits the"
+  echo "run's own script passed (the InferenceX commit is in each row's notes). Only runs without"
+  echo "expert parallelism or DP attention are rows: the November 2025 runs publish ep 1 by default"
+  echo "while their scripts ran EP = TP, so they are left out with the FP4 checkpoints (experts in"
+  echo "NVFP4, the rest FP8) and MI355X, which the catalog lacks. The model has never seen this model,"
+  echo "an MoE with compressed (MLA) attention:"
+  echo
+  rows_md "-i $M/serving-inferencex.csv" '^IX-'
+  echo
+  echo "On NVIDIA GPUs the decode side holds: output tokens/s, mean TPOT and mean end-to-end latency"
+  echo "are within 14-16% median (50 points each; B200 TP4 SGLang, four points with 32 running"
+  echo "sequences, is the worst: end to end 41% short). On MI300X and MI325X the model is 1.8x too"
+  echo "fast (throughput +82%, TPOT -46%): the \`sglang\` stack carries NVIDIA-measured figures, and"
+  echo "SGLang's ROCm decode of this model runs at 24-25 ms a step with four sequences where the H200's"
+  echo "runs at 10 ms on less bandwidth; no AMD serving row is fitted. TTFT is 56-67% short everywhere"
+  echo "(median and mean). Its growth with the prompt is right (B200 TensorRT-LLM: 17 us a prompt"
+  echo "token measured from 1k to 8k, 16 us predicted); what is missing is a per-request time the step"
+  echo "model does not price. On B200 TensorRT-LLM and H200 SGLang the median TTFT is 105-130 ms and"
+  echo "87-99 ms longer than predicted at 1k-token prompts, the same at 4 and at 64 clients (but for"
+  echo "TensorRT-LLM's 1k/1k runs from 64 clients, where the script delays batching: 474-543 ms): these"
+  echo "engines run prefill steps without CUDA graphs (only decode is captured), and DeepSeek's many"
+  echo "small kernels a layer cost host time a step. Where the TensorRT-LLM script turns on piecewise"
+  echo "CUDA graphs for prefill (1k/8k at 128 clients) the gap falls to 57 ms. On B200 SGLang it grows"
+  echo "with the load, 131-165 ms below 16 clients and 306-516 ms from 16 on, as its scheduler's"
+  echo "polling for new requests (\`--scheduler-recv-interval\`: every 10 steps below 16 clients, 30"
+  echo "from 16) implies; the AMD runs decode 4 steps between polls. The engines stream 10 or 30 tokens"
+  echo "a chunk, which is why no ITL row is kept. The mean TTFT also carries a slow tail (means 1.0-4.6x"
+  echo "the medians, 1.9x typical)."
   echo
   echo "MLPerf Inference (MLP: v3.1 and v4.1, MLP5: v5.0, kept aside to judge): NVIDIA's closed"
   echo "TensorRT-LLM submissions of Llama 2 70B (OpenOrca, 24,576 samples), each with the parallelism,"
