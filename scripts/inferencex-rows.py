@@ -37,82 +37,76 @@ IX = "SemiAnalysisAI/InferenceX"
 CLIENT_VENDORED = ("InferenceX's vendored client (utils/bench_serving/benchmark_serving.py, from "
                    "IX d053ae24e, 2026-01-21): 2 x conc warm-up requests before the timer")
 
-# (hardware, framework, precision, tp, date) -> the deployment that produced the points.
-# commit: the InferenceX commit the run was triggered from (a push editing perf-changelog.yaml
-# names its configs); settings: what its script passes to the server.
+R1 = "deepseek-ai/DeepSeek-R1-0528"
+
+
+def trt_b200(tp, memory_note):
+    """benchmarks/dsr1_fp8_b200_trt.sh at IX ec7bafaae (TensorRT-LLM 1.2.0rc6.post2)."""
+    return dict(
+        commit="ec7bafaae", script="benchmarks/dsr1_fp8_b200_trt.sh",
+        image="nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6.post2", stack="TensorRT-LLM",
+        launch=f"trtllm-serve {R1} --tp_size {tp} --ep_size 1 "
+               "--max_num_tokens max((conc + isl + 127) // 64 x 64, 8192); extra options: "
+               f"MoE backend TRTLLM, kv_cache_config dtype fp8 free_gpu_memory_fraction {memory_note}",
+        kv="fp8", chunked="false", max_tokens="trt", memory_fraction=None, max_batch=None)
+
+
+def sglang_b200(tp, running, memory, prefill, recv):
+    """benchmarks/single_node/dsr1_fp8_b200.sh at IX 12ba0ae07 (SGLang v0.5.9-cu130)."""
+    return dict(
+        commit="12ba0ae07", script="benchmarks/single_node/dsr1_fp8_b200.sh",
+        image="lmsysorg/sglang:v0.5.9-cu130", stack="SGLang",
+        launch=f"python3 -m sglang.launch_server --model-path {R1} "
+               f"--tensor-parallel-size {tp} --data-parallel-size 1 --ep-size 1 "
+               f"--max-running-requests {running} --cuda-graph-max-bs {running} "
+               f"--mem-fraction-static {memory} --kv-cache-dtype fp8_e4m3 --chunked-prefill-size "
+               f"{prefill} --max-prefill-tokens {prefill} --attention-backend trtllm_mla "
+               "--moe-runner-backend flashinfer_trtllm --quantization fp8 "
+               f"--enable-flashinfer-allreduce-fusion --scheduler-recv-interval {recv} "
+               "--stream-interval 30 --disable-radix-cache",
+        kv="fp8", chunked="", max_tokens=prefill, memory_fraction=memory, max_batch=running)
+
+
+def sglang_mi30x(hw):
+    """benchmarks/single_node/dsr1_fp8_{mi300x,mi325x}.sh at IX f267602ff (SGLang v0.5.9 ROCm)."""
+    return dict(
+        commit="f267602ff", script=f"benchmarks/single_node/dsr1_fp8_{hw}.sh",
+        image="lmsysorg/sglang:v0.5.9-rocm700-mi30x", stack="SGLang",
+        launch="SGLANG_USE_AITER=1 SGLANG_AITER_MLA_PERSIST=1 python3 -m sglang.launch_server "
+               f"--model-path {R1} --tensor-parallel-size 8 "
+               "--mem-fraction-static 0.8 --cuda-graph-max-bs 128 --chunked-prefill-size 131072 "
+               "--max-prefill-tokens 131072 --num-continuous-decode-steps 4 --kv-cache-dtype "
+               "fp8_e4m3 --attention-backend aiter --disable-radix-cache (expert parallel size "
+               "the default 1; max running requests SGLang's own sizing)",
+        kv="fp8", chunked="", max_tokens=131072, memory_fraction=0.8, max_batch=None)
+
+
+# (hardware, framework, precision, tp, date) -> the deployment that produced the points: the
+# InferenceX commit the run was triggered from (a push editing perf-changelog.yaml names its
+# configs) and what that commit's script passes to the server.
 DEPLOYMENTS = {
-    ("b200", "trt", "fp8", 8, "2026-01-29"): dict(
-        commit="ec7bafaae", script="benchmarks/dsr1_fp8_b200_trt.sh",
-        image="nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6.post2", stack="TensorRT-LLM",
-        launch="trtllm-serve deepseek-ai/DeepSeek-R1-0528 --tp_size 8 --ep_size 1 "
-               "--max_num_tokens max((conc + isl + 127) // 64 x 64, 8192); extra options: "
-               "MoE backend TRTLLM, kv_cache_config dtype fp8 free_gpu_memory_fraction 0.8 "
-               "enable_block_reuse false, cuda_graph_config max_batch_size conc, "
-               "stream_interval 10 (piecewise CUDA graphs and delayed batching at 1k1k conc >= "
-               "64, 1k8k conc >= 128, 8k1k conc >= 64)",
-        kv="fp8", chunked="false", max_tokens="trt", memory_fraction=None, max_batch=None),
-    ("b200", "trt", "fp8", 4, "2026-01-29"): dict(
-        commit="ec7bafaae", script="benchmarks/dsr1_fp8_b200_trt.sh",
-        image="nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6.post2", stack="TensorRT-LLM",
-        launch="trtllm-serve deepseek-ai/DeepSeek-R1-0528 --tp_size 4 --ep_size 1 "
-               "--max_num_tokens max((conc + isl + 127) // 64 x 64, 8192); extra options: "
-               "MoE backend TRTLLM, kv_cache_config dtype fp8 free_gpu_memory_fraction 0.8 "
-               "(0.75 at 8k1k) enable_block_reuse false, cuda_graph_config max_batch_size "
-               "conc, stream_interval 10",
-        kv="fp8", chunked="false", max_tokens="trt", memory_fraction=None, max_batch=None),
-    ("b200", "sglang", "fp8", 8, "2026-03-25"): dict(
-        commit="12ba0ae07", script="benchmarks/single_node/dsr1_fp8_b200.sh",
-        image="lmsysorg/sglang:v0.5.9-cu130", stack="SGLang",
-        launch="python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1-0528 "
-               "--tensor-parallel-size 8 --data-parallel-size 1 --ep-size 1 "
-               "--max-running-requests 128 --cuda-graph-max-bs 128 --mem-fraction-static 0.82 "
-               "--kv-cache-dtype fp8_e4m3 --chunked-prefill-size 32768 --max-prefill-tokens "
-               "32768 --attention-backend trtllm_mla --moe-runner-backend flashinfer_trtllm "
-               "--quantization fp8 --enable-flashinfer-allreduce-fusion "
-               "--scheduler-recv-interval (10 below conc 16, else 30) --stream-interval 30 "
-               "--disable-radix-cache",
-        kv="fp8", chunked="", max_tokens=32768, memory_fraction=0.82, max_batch=128),
-    ("b200", "sglang", "fp8", 4, "2026-03-25"): dict(
-        commit="12ba0ae07", script="benchmarks/single_node/dsr1_fp8_b200.sh",
-        image="lmsysorg/sglang:v0.5.9-cu130", stack="SGLang",
-        launch="python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1-0528 "
-               "--tensor-parallel-size 4 --data-parallel-size 1 --ep-size 1 "
-               "--max-running-requests 32 --cuda-graph-max-bs 32 --mem-fraction-static 0.95 "
-               "--kv-cache-dtype fp8_e4m3 --chunked-prefill-size 8192 --max-prefill-tokens 8192 "
-               "--attention-backend trtllm_mla --moe-runner-backend flashinfer_trtllm "
-               "--quantization fp8 --enable-flashinfer-allreduce-fusion "
-               "--scheduler-recv-interval 10 --stream-interval 30 --disable-radix-cache",
-        kv="fp8", chunked="", max_tokens=8192, memory_fraction=0.95, max_batch=32),
+    ("b200", "trt", "fp8", 8, "2026-01-29"): trt_b200(
+        8, "0.8 enable_block_reuse false, cuda_graph_config max_batch_size conc, "
+           "stream_interval 10 (piecewise CUDA graphs and delayed batching at 1k1k conc >= "
+           "64, 1k8k conc >= 128, 8k1k conc >= 64)"),
+    ("b200", "trt", "fp8", 4, "2026-01-29"): trt_b200(
+        4, "0.8 (0.75 at 8k1k) enable_block_reuse false, cuda_graph_config max_batch_size "
+           "conc, stream_interval 10"),
+    ("b200", "sglang", "fp8", 8, "2026-03-25"): sglang_b200(
+        8, 128, 0.82, 32768, "(10 below conc 16, else 30)"),
+    ("b200", "sglang", "fp8", 4, "2026-03-25"): sglang_b200(4, 32, 0.95, 8192, "10"),
     ("h200", "sglang", "fp8", 8, "2026-03-25"): dict(
         commit="12ba0ae07", script="benchmarks/single_node/dsr1_fp8_h200.sh",
         image="lmsysorg/sglang:v0.5.9-cu130", stack="SGLang",
-        launch="python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1-0528 "
+        launch=f"python3 -m sglang.launch_server --model-path {R1} "
                "--tensor-parallel-size 8 --data-parallel-size 1 --max-running-requests (512 at "
                "1k1k, else 256) --cuda-graph-max-bs (512 | 256) --chunked-prefill-size 32768 "
                "--max-prefill-tokens 32768 --mem-fraction-static 0.82 --attention-backend "
                "flashinfer --stream-interval 10 --disable-radix-cache (KV cache dtype auto: "
                "BF16; expert parallel size the default 1)",
         kv="bf16", chunked="", max_tokens=32768, memory_fraction=0.82, max_batch="h200"),
-    ("mi300x", "sglang", "fp8", 8, "2026-02-27"): dict(
-        commit="f267602ff", script="benchmarks/single_node/dsr1_fp8_mi300x.sh",
-        image="lmsysorg/sglang:v0.5.9-rocm700-mi30x", stack="SGLang",
-        launch="SGLANG_USE_AITER=1 SGLANG_AITER_MLA_PERSIST=1 python3 -m sglang.launch_server "
-               "--model-path deepseek-ai/DeepSeek-R1-0528 --tensor-parallel-size 8 "
-               "--mem-fraction-static 0.8 --cuda-graph-max-bs 128 --chunked-prefill-size 131072 "
-               "--max-prefill-tokens 131072 --num-continuous-decode-steps 4 --kv-cache-dtype "
-               "fp8_e4m3 --attention-backend aiter --disable-radix-cache (expert parallel size "
-               "the default 1; max running requests SGLang's own sizing)",
-        kv="fp8", chunked="", max_tokens=131072, memory_fraction=0.8, max_batch=None),
-    ("mi325x", "sglang", "fp8", 8, "2026-02-27"): dict(
-        commit="f267602ff", script="benchmarks/single_node/dsr1_fp8_mi325x.sh",
-        image="lmsysorg/sglang:v0.5.9-rocm700-mi30x", stack="SGLang",
-        launch="SGLANG_USE_AITER=1 SGLANG_AITER_MLA_PERSIST=1 python3 -m sglang.launch_server "
-               "--model-path deepseek-ai/DeepSeek-R1-0528 --tensor-parallel-size 8 "
-               "--mem-fraction-static 0.8 --cuda-graph-max-bs 128 --chunked-prefill-size 131072 "
-               "--max-prefill-tokens 131072 --num-continuous-decode-steps 4 --kv-cache-dtype "
-               "fp8_e4m3 --attention-backend aiter --disable-radix-cache (expert parallel size "
-               "the default 1; max running requests SGLang's own sizing)",
-        kv="fp8", chunked="", max_tokens=131072, memory_fraction=0.8, max_batch=None),
+    ("mi300x", "sglang", "fp8", 8, "2026-02-27"): sglang_mi30x("mi300x"),
+    ("mi325x", "sglang", "fp8", 8, "2026-02-27"): sglang_mi30x("mi325x"),
 }
 
 # Groups left out on purpose, with the reason (checked against the scripts of their commits).
