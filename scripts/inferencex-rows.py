@@ -36,6 +36,13 @@ HEADER = ["id", "source", "hardware", "hw_count", "mem_bw_gbs", "model", "params
 IX = "SemiAnalysisAI/InferenceX"
 CLIENT_VENDORED = ("InferenceX's vendored client (utils/bench_serving/benchmark_serving.py, from "
                    "IX d053ae24e, 2026-01-21): 2 x conc warm-up requests before the timer")
+CLIENT_CLONED = ("kimbochen/bench_serving's benchmark_serving.py, cloned unpinned by the run "
+                 "(main at 499c0b1 from August 2025 to January 2026): one test request before "
+                 "the timer")
+R1_FP4 = "nvidia/DeepSeek-R1-0528-FP4-V2"
+FP4_NOTE = ("NVFP4 checkpoint: the routed experts' GEMMs in NVFP4, weights and activations (W4A4), "
+            "attention, shared experts and the dense layers FP8 as in the original; the model runs "
+            "every GEMM in NVFP4")
 
 R1 = "deepseek-ai/DeepSeek-R1-0528"
 
@@ -49,6 +56,24 @@ def trt_b200(tp, memory_note):
                "--max_num_tokens max((conc + isl + 127) // 64 x 64, 8192); extra options: "
                f"MoE backend TRTLLM, kv_cache_config dtype fp8 free_gpu_memory_fraction {memory_note}",
         kv="fp8", chunked="false", max_tokens="trt", memory_fraction=None, max_batch=None)
+
+
+def trt_b200_fp4(tp, date):
+    """The ep-1 points of benchmarks/dsr1_fp4_b200_trt[_slurm].sh: TensorRT-LLM 1.1.0rc2.post2 at
+    IX 029199755 (2025-12-15), 1.2.0rc6.post2 at IX 6eecc0e66 (2026-02-03)."""
+    old = date == "2025-12-15"
+    tokens = "(conc + isl + 127) // 64 x 64" if old else "max((conc + isl + 127) // 64 x 64, 8192)"
+    return dict(
+        commit="029199755" if old else "6eecc0e66",
+        script="benchmarks/dsr1_fp4_b200_trt_slurm.sh" if old else "benchmarks/dsr1_fp4_b200_trt.sh",
+        image="nvcr.io/nvidia/tensorrt-llm/release:" + ("1.1.0rc2.post2" if old else "1.2.0rc6.post2"),
+        stack="TensorRT-LLM", client=CLIENT_CLONED if old else CLIENT_VENDORED,
+        launch=f"trtllm-serve {R1_FP4} --tp_size {tp} --ep_size 1 --max_num_tokens {tokens}; "
+               "extra options: MoE backend TRTLLM, kv_cache_config dtype fp8 "
+               "free_gpu_memory_fraction 0.8 enable_block_reuse false, cuda_graph_config "
+               f"max_batch_size {512 if old else 'conc'}, stream_interval 10",
+        kv="fp8", chunked="false", max_tokens="trt-old" if old else "trt", memory_fraction=None,
+        max_batch=None, precision="FP4")
 
 
 def sglang_b200(tp, running, memory, prefill, recv):
@@ -105,6 +130,10 @@ DEPLOYMENTS = {
                "flashinfer --stream-interval 10 --disable-radix-cache (KV cache dtype auto: "
                "BF16; expert parallel size the default 1)",
         kv="bf16", chunked="", max_tokens=32768, memory_fraction=0.82, max_batch="h200"),
+    ("b200", "trt", "fp4", 4, "2025-12-15"): trt_b200_fp4(4, "2025-12-15"),
+    ("b200", "trt", "fp4", 8, "2025-12-15"): trt_b200_fp4(8, "2025-12-15"),
+    ("b200", "trt", "fp4", 4, "2026-02-03"): trt_b200_fp4(4, "2026-02-03"),
+    ("b200", "trt", "fp4", 8, "2026-02-03"): trt_b200_fp4(8, "2026-02-03"),
     ("mi300x", "sglang", "fp8", 8, "2026-02-27"): sglang_mi30x("mi300x"),
     ("mi325x", "sglang", "fp8", 8, "2026-02-27"): sglang_mi30x("mi325x"),
 }
@@ -175,11 +204,13 @@ def main():
         d = DEPLOYMENTS.get(key)
         if d is None:
             skip(f"no deployment known for {p['hardware']} {p['framework']} {p['precision']} "
-                 f"(hardware not in the catalog, or FP4: a mixed-precision checkpoint)")
+                 f"of {p['date']} (MI355X is not in the catalog)")
             continue
         isl, osl, conc = int(p["isl"]), int(p["osl"]), int(p["conc"])
         if d["max_tokens"] == "trt":
             max_tokens = max((conc + isl + 127) // 64 * 64, 8192)
+        elif d["max_tokens"] == "trt-old":
+            max_tokens = (conc + isl + 127) // 64 * 64
         else:
             max_tokens = d["max_tokens"]
         max_batch = d["max_batch"]
@@ -188,6 +219,9 @@ def main():
         ip, op = uniform_points(isl), uniform_points(osl)
         in_mean, out_mean = sum(ip) / POINTS, sum(op) / POINTS
         m = p["metrics"]
+        precision = d.get("precision", "FP8")
+        weights = FP4_NOTE if precision == "FP4" else "FP8 block-scaled weights"
+        client = d.get("client", CLIENT_VENDORED)
         for key_json, metric, unit, per_gpu in METRICS:
             if key_json not in m:
                 continue
@@ -195,10 +229,10 @@ def main():
             how = (f"'{key_json}' x TP {tp}" if per_gpu else f"'{key_json}'")
             notes = (
                 f"DeepSeek-R1-0528 (the DeepSeek-V3 architecture without its MTP module: the "
-                f"catalog's deepseek-v3), FP8 block-scaled weights, KV cache {d['kv'].upper()}, "
+                f"catalog's deepseek-v3), {weights}, KV cache {d['kv'].upper()}, "
                 f"TP{tp} on {tp} x {HW_NAME[p['hardware']]}, one server; image {d['image']}; "
                 f"InferenceX run {p['run_url']} of {p['date']}, triggered from {IX} @ "
-                f"{d['commit']}, {d['script']}: `{d['launch']}`; client: {CLIENT_VENDORED}, "
+                f"{d['commit']}, {d['script']}: `{d['launch']}`; client: {client}, "
                 f"--dataset-name random --random-input-len {isl} --random-output-len {osl} "
                 f"--random-range-ratio 0.8 --num-prompts {10 * conc} --max-concurrency {conc} "
                 f"--request-rate inf --ignore-eos: a closed loop of {conc} clients, "
@@ -207,7 +241,7 @@ def main():
             out.writerow([
                 f"{a.id_prefix}-{n:03d}", f"{a.cite}, the {p['hardware']} {p['framework']} {p['precision']} TP{tp} record "
                 f"of run {p['run_url']} at isl {isl} osl {osl} conc {conc}, {how}",
-                p["hardware"], tp, "", "deepseek-v3", "", "FP8", fmt_num(in_mean),
+                p["hardware"], tp, "", "deepseek-v3", "", precision, fmt_num(in_mean),
                 fmt_num(out_mean), conc, metric, repr(value) if not per_gpu else fmt_num(value),
                 unit, d["stack"], notes, tp, "concurrency", 10 * conc,
                 "" if max_batch is None else max_batch, max_tokens,
