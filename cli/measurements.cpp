@@ -224,6 +224,7 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (given("tpot_p99_limit_s")) num("tpot_p99_limit_s", r.tpot_p99_limit_s);
     if (given("duration_s")) num("duration_s", r.duration_s);
     if (given("memory_fraction")) num("memory_fraction", r.memory_fraction);
+    if (given("request_poll_steps")) whole("request_poll_steps", r.request_poll_steps);
     if (given("input_len_points") && !get("input_len_points").empty()) {
       read_length_points(get("input_len_points"), "input_len", r.input_len, r.input_len_points,
                          [&](std::string msg) { fail("input_len_points", std::move(msg)); });
@@ -340,6 +341,7 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
   c.requests = r.requests;
   c.duration_s = r.duration_s;
   c.memory_fraction = r.memory_fraction;
+  c.request_poll_decode_steps = std::max(1, r.request_poll_steps);
   if (reason.empty() && r.duration_s > 0 && c.serving != ServingMode::rate)
     reason = "duration_s is a rate row's run length: this row is not serving_mode rate";
   // On a rate row, `requests` makes it a finite run of that many arrivals (a benchmark client's

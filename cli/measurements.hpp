@@ -228,6 +228,13 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      "a rate row's run length in seconds (MLPerf Server's min_duration, in the run's "
      "mlperf_log_summary.txt): the simulated run is as long, so its P99s see the queue a run of "
      "that length sees; 0 or empty: the simulator's default run (10 x max_batch requests)"},
+    {"request_poll_steps",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {1, 1000000, true, true},
+     "decode steps between a busy engine's polls for new requests, as the row's server states "
+     "it (SGLang --scheduler-recv-interval, or --num-continuous-decode-steps); after a step with "
+     "prompt tokens, and when idle, it takes them in at once; empty: every step"},
     {"memory_fraction",
      ColumnNeed::optional,
      CellValue::number,
@@ -314,6 +321,9 @@ struct MeasurementRow {
   /// Optional `memory_fraction` column: the engine's share of each device's memory for weights
   /// and KV cache (0 = the stack's memory_reserve_fraction).
   double memory_fraction = 0;
+  /// Optional `request_poll_steps` column: decode steps between a busy engine's polls for new
+  /// requests (0 = every step).
+  int request_poll_steps = 0;
   /// Optional `input_len_points` column: the dataset's prompt lengths as equal-weight points
   /// (tokens, each in [1, kMaxTokens]), whose mean is `input_len`; empty = every prompt
   /// `input_len` long.

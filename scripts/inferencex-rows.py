@@ -20,7 +20,8 @@ its drain; prompt and output lengths are uniform integers in [int(0.8 L), L] (ra
 latencies are in seconds (the client's `*_ms` / 1000), throughputs per GPU (over TP GPUs): the
 rows give the deployment's output tokens/s (output_tput_per_gpu x TP). ITL is left out: the
 engines stream 10 or 30 tokens a chunk (`stream_interval`), so the client's inter-token gaps are
-gaps between chunks.
+gaps between chunks. SGLang's --scheduler-recv-interval (and --num-continuous-decode-steps,
+which runs that many decode steps between scheduling passes) becomes `request_poll_steps`.
 """
 import argparse
 import csv
@@ -30,8 +31,8 @@ import sys
 HEADER = ["id", "source", "hardware", "hw_count", "mem_bw_gbs", "model", "params_b",
           "precision", "input_len", "output_len", "batch", "metric", "value", "unit", "stack",
           "notes", "tp", "serving_mode", "requests", "max_batch", "max_num_tokens",
-          "memory_fraction", "kv_precision", "chunked_prefill", "input_len_points",
-          "output_len_points"]
+          "memory_fraction", "kv_precision", "chunked_prefill", "request_poll_steps",
+          "input_len_points", "output_len_points"]
 
 IX = "SemiAnalysisAI/InferenceX"
 CLIENT_VENDORED = ("InferenceX's vendored client (utils/bench_serving/benchmark_serving.py, from "
@@ -77,7 +78,8 @@ def trt_b200_fp4(tp, date):
 
 
 def sglang_b200(tp, running, memory, prefill, recv):
-    """benchmarks/single_node/dsr1_fp8_b200.sh at IX 12ba0ae07 (SGLang v0.5.9-cu130)."""
+    """benchmarks/single_node/dsr1_fp8_b200.sh at IX 12ba0ae07 (SGLang v0.5.9-cu130). `recv`:
+    --scheduler-recv-interval, a number or "b200-tp8" (10 below 16 clients, else 30)."""
     return dict(
         commit="12ba0ae07", script="benchmarks/single_node/dsr1_fp8_b200.sh",
         image="lmsysorg/sglang:v0.5.9-cu130", stack="SGLang",
@@ -87,9 +89,11 @@ def sglang_b200(tp, running, memory, prefill, recv):
                f"--mem-fraction-static {memory} --kv-cache-dtype fp8_e4m3 --chunked-prefill-size "
                f"{prefill} --max-prefill-tokens {prefill} --attention-backend trtllm_mla "
                "--moe-runner-backend flashinfer_trtllm --quantization fp8 "
-               f"--enable-flashinfer-allreduce-fusion --scheduler-recv-interval {recv} "
+               "--enable-flashinfer-allreduce-fusion --scheduler-recv-interval "
+               f"{'(10 below conc 16, else 30)' if recv == 'b200-tp8' else recv} "
                "--stream-interval 30 --disable-radix-cache",
-        kv="fp8", chunked="", max_tokens=prefill, memory_fraction=memory, max_batch=running)
+        kv="fp8", chunked="", max_tokens=prefill, memory_fraction=memory, max_batch=running,
+        poll=recv)
 
 
 def sglang_mi30x(hw):
@@ -103,7 +107,8 @@ def sglang_mi30x(hw):
                "--max-prefill-tokens 131072 --num-continuous-decode-steps 4 --kv-cache-dtype "
                "fp8_e4m3 --attention-backend aiter --disable-radix-cache (expert parallel size "
                "the default 1; max running requests SGLang's own sizing)",
-        kv="fp8", chunked="", max_tokens=131072, memory_fraction=0.8, max_batch=None)
+        kv="fp8", chunked="", max_tokens=131072, memory_fraction=0.8, max_batch=None,
+        poll=4)
 
 
 # (hardware, framework, precision, tp, date) -> the deployment that produced the points: the
@@ -118,8 +123,8 @@ DEPLOYMENTS = {
         4, "0.8 (0.75 at 8k1k) enable_block_reuse false, cuda_graph_config max_batch_size "
            "conc, stream_interval 10"),
     ("b200", "sglang", "fp8", 8, "2026-03-25"): sglang_b200(
-        8, 128, 0.82, 32768, "(10 below conc 16, else 30)"),
-    ("b200", "sglang", "fp8", 4, "2026-03-25"): sglang_b200(4, 32, 0.95, 8192, "10"),
+        8, 128, 0.82, 32768, "b200-tp8"),
+    ("b200", "sglang", "fp8", 4, "2026-03-25"): sglang_b200(4, 32, 0.95, 8192, 10),
     ("h200", "sglang", "fp8", 8, "2026-03-25"): dict(
         commit="12ba0ae07", script="benchmarks/single_node/dsr1_fp8_h200.sh",
         image="lmsysorg/sglang:v0.5.9-cu130", stack="SGLang",
@@ -214,6 +219,10 @@ def main():
         else:
             max_tokens = d["max_tokens"]
         max_batch = d["max_batch"]
+        # Decode steps between the engine's polls for new requests (empty: every step).
+        poll = d.get("poll", "")
+        if poll == "b200-tp8":
+            poll = 10 if conc < 16 else 30
         if max_batch == "h200":
             max_batch = 512 if (isl, osl) == (1024, 1024) else 256
         ip, op = uniform_points(isl), uniform_points(osl)
@@ -246,7 +255,7 @@ def main():
                 unit, d["stack"], notes, tp, "concurrency", 10 * conc,
                 "" if max_batch is None else max_batch, max_tokens,
                 "" if d["memory_fraction"] is None else fmt_num(d["memory_fraction"]),
-                d["kv"], d["chunked"], ";".join(fmt_num(x) for x in ip),
+                d["kv"], d["chunked"], poll, ";".join(fmt_num(x) for x in ip),
                 ";".join(fmt_num(x) for x in op)])
             n += 1
     for why, count in sorted(skipped.items(), key=lambda kv: -kv[1]):

@@ -457,6 +457,46 @@ TEST_CASE("a finite closed-loop run: N clients, R requests, ramp and drain count
   }
 }
 
+TEST_CASE("an engine that polls every N decode steps takes arrivals in only then", "[model]") {
+  // SGLang's --scheduler-recv-interval N: a busy engine takes in new requests when N decode-only
+  // steps have run since it last did, or right after a step with prompt tokens; an idle one at
+  // once. Steps of s whatever they hold; requests of a 1-token prompt and 1000 output tokens
+  // arrive at 2.4 s, 4.8 s and 7.2 s (a deterministic rate of 1 / 2.4 s), three in all.
+  //  every step (N = 1): the first finds the engine idle: prefill [2.4, 3.4) s, TTFT s; decode
+  //    steps then start at 3.4 s, 4.4 s, ...: the second is taken in at 5.4 s and its first token
+  //    comes at 6.4 s (TTFT 1.6 s), the third at 7.4 s (TTFT 1.2 s); mean 3.8 s / 3.
+  //  N = 5: the prefill step lets the engine poll at 3.4 s (nothing new); then five decode steps
+  //    [3.4, 8.4) s pass before the next poll, so the second and third are both taken in at
+  //    8.4 s: TTFTs 4.6 s and 2.2 s; mean 7.8 s / 3 (medians 1.2 s and 2.2 s).
+  ConstStep m;
+  const double s = m.s;
+  RequestClass cls = make_class(1 / (2.4 * s), *fixed_length(1), *fixed_length(1000));
+  cls.arrival.kind = ArrivalKind::deterministic;
+  SimOptions opt;
+  opt.requests = 3;
+  opt.warmup_requests = 0;
+  opt.finite_run = true;
+  auto run = [&](int poll) {
+    ServingConfig cfg = single_server();
+    cfg.max_seqs = 4;
+    cfg.request_poll_decode_steps = poll;
+    return simulate(m, cfg, {cls}, opt);
+  };
+  auto every = run(1);
+  auto five = run(5);
+  REQUIRE(every);
+  REQUIRE(five);
+  CHECK(every->all.ttft.mean_s == Approx(3.8 * s / 3).epsilon(1e-9));
+  CHECK(every->all.ttft.p50_s == Approx(1.2 * s).epsilon(1e-9));
+  CHECK(five->all.ttft.mean_s == Approx(7.8 * s / 3).epsilon(1e-9));
+  CHECK(five->all.ttft.p50_s == Approx(2.2 * s).epsilon(1e-9));
+  // Once in, decoding is the same: every request still takes 1000 steps.
+  CHECK(five->all.tpot.mean_s == Approx(s).epsilon(1e-9));
+  ServingConfig bad = single_server();
+  bad.request_poll_decode_steps = 0;
+  CHECK_FALSE(simulate(m, bad, {cls}, opt));
+}
+
 TEST_CASE("scheduled one step ahead: an arrival during a step waits one step more", "[model]") {
   // Steps of s = 10 ms whatever they hold; requests of a 1-token prompt and 20 output tokens
   // (200 ms in the engine) arrive evenly every 2 sqrt(2) s, so after the first the engine is never

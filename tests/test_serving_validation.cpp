@@ -236,6 +236,34 @@ TEST_CASE("memory_fraction column: the engine's memory share replaces the stack'
   std::remove(path.c_str());
 }
 
+TEST_CASE("request_poll_steps column: the engine's polling interval, a whole number >= 1",
+          "[unit]") {
+  // SGLang's --scheduler-recv-interval as a row states it reaches the simulator's engine; an
+  // empty cell polls every step; 0 or a fraction is refused at its cell.
+  const std::string path = infercap::testing::tmp_path("infercap-test-request-poll.csv");
+  const std::string head = header("tp,serving_mode,request_rate,request_poll_steps");
+  const std::string row = "x,h200,1,,llama-3.1-8b,,FP8,1000,100,,ttft_mean,0.2,s,SGLang,,1,rate,4,";
+  const auto m = mapped(path, head + "Q-1," + row + "30\n" + "Q-2," + row + "\n");
+  REQUIRE(m.size() == 2);
+  REQUIRE(m[0].bench);
+  REQUIRE(m[1].bench);
+  CHECK(m[0].bench->request_poll_decode_steps == 30);
+  CHECK(m[1].bench->request_poll_decode_steps == 1);
+  // Polling every 30 decode steps, a Poisson arrival waits for the next poll: TTFT grows.
+  const StackSpec* sglang = test::project_catalog().catalog.find_stack("sglang");
+  REQUIRE(sglang != nullptr);
+  const auto slow = predict_case(*m[0].bench, *sglang);
+  const auto fast = predict_case(*m[1].bench, *sglang);
+  REQUIRE(slow);
+  REQUIRE(fast);
+  CHECK(*slow > *fast);
+  check_refused_at(refusal(path, head + "Q-3," + row + "0\n"), 2, 20, "request_poll_steps",
+                   "found '0'");
+  check_refused_at(refusal(path, head + "Q-4," + row + "2.5\n"), 2, 20, "request_poll_steps",
+                   "found '2.5'");
+  std::remove(path.c_str());
+}
+
 TEST_CASE("chunked_prefill column: the row's prompt scheduling over the stack's", "[unit]") {
   // Both serving stacks chunk by default (trtllm-bench's long-prompt rows need it); a row that
   // states `false` (MLPerf v4.1's harness) runs whole prompts behind the decodes; an empty cell

@@ -53,6 +53,10 @@ std::vector<std::string> validate(const ServingConfig& c) {
   }
   if (c.kv_block_tokens < 1)
     out.push_back(fmt::format("kv_block_tokens must be >= 1, got {}", c.kv_block_tokens));
+  if (c.request_poll_decode_steps < 1) {
+    out.push_back(
+        fmt::format("request_poll_decode_steps must be >= 1, got {}", c.request_poll_decode_steps));
+  }
   if (!std::isfinite(c.kv_capacity_tokens) || c.kv_capacity_tokens < 0)
     out.push_back(fmt::format("kv_capacity_tokens must be >= 0, got {}", c.kv_capacity_tokens));
   if (c.max_context_tokens < 0)

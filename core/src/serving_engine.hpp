@@ -427,9 +427,14 @@ class Engine {
 
   // Closed loop with a round trip: requests sent at the end of the last step reach the queue
   // once the next step is scheduled, or at once when the engine has nothing else to run.
+  // They reach the engine's inbox; a poll (take_in) moves them to the queue.
   void deliver_in_transit() {
-    for (int32_t id : in_transit_) waiting_.push_back(id);
+    inbox_.insert(inbox_.end(), in_transit_.begin(), in_transit_.end());
     in_transit_.clear();
+  }
+  void take_in_inbox() {
+    for (int32_t id : inbox_) waiting_.push_back(id);
+    inbox_.clear();
   }
 
   // The window ends at the last arrival, unless that came no later than the first measured one
@@ -478,6 +483,10 @@ class Engine {
   bool reserve_ = false;             // cfg.reserve_full_sequence
   bool round_trip_ = false;          // opt.closed_loop_round_trip
   std::vector<int32_t> in_transit_;  // closed loop: sent, not yet at the engine
+  std::vector<int32_t> inbox_;       // closed loop: at the engine, not yet taken in (a poll)
+  // Decode-only steps since the engine last took in requests (request_poll_decode_steps); a
+  // step with prompt tokens sets it to the interval, so the next step takes them in.
+  int64_t poll_count_ = 0;
 
   int32_t head_ = -1, tail_ = -1;
   int running_ = 0, decoding_ = 0;

@@ -73,8 +73,16 @@ Engine::Status Engine::step() {
     // Scheduled one step ahead, this step's batch was formed when the last one started: what
     // arrived since waits a step more. An engine with nothing running forms it now.
     const bool ahead = cfg_.schedule_one_step_ahead && running_ > 0 && last_step_start_ >= 0;
-    admit_arrivals_until(ahead ? last_step_start_ : t);
-    if (running_ == 0 && waiting_.empty()) deliver_in_transit();  // an idle engine waits for them
+    // A busy engine that polls for requests every few decode steps takes them in only then.
+    if (running_ == 0 || poll_count_ >= cfg_.request_poll_decode_steps) {
+      poll_count_ = 0;
+      take_in_inbox();
+      admit_arrivals_until(ahead ? last_step_start_ : t);
+    }
+    if (running_ == 0 && waiting_.empty()) {  // an idle engine waits for them
+      deliver_in_transit();
+      take_in_inbox();
+    }
     if (running_ == 0 && waiting_.empty()) {
       int32_t c = 0;
       const double at = closed_ ? std::numeric_limits<double>::infinity() : next_arrival_time(c);
@@ -202,6 +210,8 @@ Engine::Status Engine::step() {
       cohorts_.clear();
     }
     const int decoding_before = decoding_;
+    poll_count_ =
+        prefill_tokens > 0 ? std::max<int64_t>(cfg_.request_poll_decode_steps, 1) : poll_count_ + 1;
     last_step_start_ = t;
     t += dt;
     const int64_t this_step = dstep;

@@ -80,6 +80,13 @@ struct ServingConfig {
   /// earliest, the step after the next. An idle engine takes an arrival at once. Open-loop and
   /// dispatched arrivals only: a closed-loop client's next request is not delayed further.
   bool schedule_one_step_ahead = false;
+  /// A busy engine takes in new requests only every this many decode-only steps; after a step
+  /// that ran prompt tokens, and when idle, at once (SGLang's --scheduler-recv-interval: its
+  /// SchedulerRecvSkipper counts 1 a decode step and 1000 for any other, and receives when the
+  /// count reaches the interval; --num-continuous-decode-steps N runs N decode steps between
+  /// scheduling passes). Arrivals and closed-loop clients' next requests wait for that poll.
+  /// 1 = every step (every other engine's default).
+  int request_poll_decode_steps = 1;
   int kv_block_tokens = 16;  ///< paged KV block size
   /// KV capacity override in tokens; 0 = the step model's kv_capacity_tokens().
   double kv_capacity_tokens = 0;

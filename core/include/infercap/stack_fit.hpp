@@ -116,6 +116,9 @@ struct BenchCase {
   PromptSchedule prompt_schedule = PromptSchedule::chunked;
   /// The stack's StackSpec::overlap_scheduling: each step's batch formed one step ahead.
   bool schedule_one_step_ahead = false;
+  /// Decode-only steps between the engine's polls for new requests as the row states it
+  /// (ServingConfig::request_poll_decode_steps; SGLang --scheduler-recv-interval); 1 = every step.
+  int request_poll_decode_steps = 1;
   /// A serving row's prompt lengths as equal-weight points (tokens; a dataset's spread, e.g.
   /// the mean of each 1/N share of its sorted lengths), whose mean is `prompt_tokens`; empty =
   /// every prompt `prompt_tokens` long.
