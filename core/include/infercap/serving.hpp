@@ -85,7 +85,8 @@ struct ServingConfig {
   /// SchedulerRecvSkipper counts 1 a decode step and 1000 for any other, and receives when the
   /// count reaches the interval; --num-continuous-decode-steps N runs N decode steps between
   /// scheduling passes). Arrivals and closed-loop clients' next requests wait for that poll.
-  /// 1 = every step (every other engine's default).
+  /// 1 = every step (every other engine's default). Read by the simulator; the analytic path
+  /// does not model it (no catalog stack polls less often than every step).
   int request_poll_decode_steps = 1;
   int kv_block_tokens = 16;  ///< paged KV block size
   /// KV capacity override in tokens; 0 = the step model's kv_capacity_tokens().
