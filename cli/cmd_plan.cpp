@@ -551,7 +551,7 @@ std::optional<Solved> solve_scenario(const std::string& spec_path, const std::st
     rc = print_diagnostics(diags);
     return std::nullopt;
   }
-  return Solved{std::move(*sc), std::move(*in), std::move(*plan)};
+  return Solved{std::move(*sc), std::move(*in), std::move(*plan), std::move(catalog)};
 }
 
 namespace {
@@ -579,6 +579,7 @@ int run_plan(const PlanArgs& a) {
   po.description = solved->scenario.description;
   spec::Diagnostics rd;
   po.residuals = read_residuals(default_residuals_path(data_dir_or_default(a.data)), rd);
+  spec::tag_vendors(po.residuals, solved->catalog);
   fmt::print("{}", render_plan(plan, in, po));
   return plan.feasible ? kExitOk : kExitInfeasible;
 }

@@ -37,7 +37,7 @@ struct PredictArgs {
 };
 
 ResultTable error_band_table(const Prediction& p, const std::vector<Residual>& res,
-                             const std::string& stack, HwClass cls);
+                             const std::string& stack, HwClass cls, std::string_view vendor);
 
 int run_predict(const PredictArgs& a) {
   spec::Diagnostics diags;
@@ -119,8 +119,10 @@ int run_predict(const PredictArgs& a) {
   if (*fmt_opt != Format::json && *fmt_opt != Format::csv) {
     // The model's measured error for this stack and hardware class (docs/validation.md).
     spec::Diagnostics rd;
-    const auto res = read_residuals(default_residuals_path(catalog.data_dir()), rd);
-    fmt::print("{}", render(error_band_table(p, res, stack->name, hw->hw_class), *fmt_opt));
+    auto res = read_residuals(default_residuals_path(catalog.data_dir()), rd);
+    spec::tag_vendors(res, catalog);
+    fmt::print("{}",
+               render(error_band_table(p, res, stack->name, hw->hw_class, hw->vendor), *fmt_opt));
   }
   if (!p.memory.fits) {
     const auto& m = p.memory;
@@ -141,7 +143,7 @@ int run_predict(const PredictArgs& a) {
 // Each latency and throughput with the p10-p90 band of the validation residuals of the stack and
 // class: prefill rows for TTFT, decode rows for TPOT, throughputs and end-to-end latency.
 ResultTable error_band_table(const Prediction& p, const std::vector<Residual>& res,
-                             const std::string& stack, HwClass cls) {
+                             const std::string& stack, HwClass cls, std::string_view vendor) {
   ResultTable t;
   t.title = "within the model's measured error (p10-p90 of validation residuals)";
   t.columns = {{"quantity", Dim::dimensionless}, {"predicted", Dim::dimensionless},
@@ -154,7 +156,7 @@ ResultTable error_band_table(const Prediction& p, const std::vector<Residual>& r
                          "prefill throughput",
                          "decode throughput (per sequence)",
                          "decode throughput (batch)"};
-  const auto bands = prediction_bands(p, res, stack, cls);
+  const auto bands = prediction_bands(p, res, stack, cls, false, vendor);
   for (std::size_t i = 0; i < bands.size() && i < std::size(names); ++i) {
     const PredictionBand& b = bands[i];
     const auto q = [&](double x) {

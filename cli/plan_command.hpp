@@ -6,6 +6,7 @@
 #include <string>
 
 #include "infercap/solver.hpp"
+#include "infercap/spec/catalog.hpp"
 #include "infercap/spec/scenario.hpp"
 
 namespace infercap::cli {
@@ -14,6 +15,7 @@ struct Solved {
   spec::Scenario scenario;
   PlanInputs inputs;
   Plan plan;
+  spec::Catalog catalog;  ///< the catalog it was solved with (vendors for the error bands)
 };
 
 /// Catalog, scenario, plan inputs and the solve. `currency` "USD"/"CNY" overrides the price

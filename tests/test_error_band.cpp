@@ -200,3 +200,41 @@ TEST_CASE("error bands: the recommended fleet's devices across the measured erro
     CHECK_THAT(s[0].note, Catch::Contains("(serving_throughput)"));
   }
 }
+
+TEST_CASE("error band: a vendor's own rows when it has enough, else every vendor's", "[unit]") {
+  // five() on "nvidia" hardware (factors 0.8 .. 1.2) and five rows on "amd" hardware whose
+  // measured time is twice the predicted (factor 2). For nvidia: five() alone, p10-p90
+  // 0.84-1.16. For amd: 2-2. For a vendor with no rows, or none asked: all ten, sorted
+  // 0.8 0.9 1 1.1 1.2 2 2 2 2 2: p10 at position 0.9 -> 0.89, p90 at 8.1 -> 2.
+  std::vector<Residual> v = five();
+  for (auto& r : v) r.vendor = "nvidia";
+  for (int i = 0; i < 5; ++i) {
+    Residual r = v.front();
+    r.vendor = "amd";
+    r.hardware = "m";
+    r.log_time_ratio = -std::log(2.0);
+    v.push_back(r);
+  }
+  const auto nv = error_band(v, "s", HwClass::gpu, ErrorQuantity::decode, 3, "nvidia");
+  REQUIRE(nv.available);
+  CHECK(nv.rows == 5);
+  CHECK(nv.time_factor_p10 == Approx(0.84));
+  CHECK(nv.time_factor_p90 == Approx(1.16));
+  CHECK_THAT(nv.note, Catch::Contains("nvidia hardware only"));
+  const auto amd = error_band(v, "s", HwClass::gpu, ErrorQuantity::decode, 3, "amd");
+  CHECK(amd.rows == 5);
+  CHECK(amd.time_factor_p10 == Approx(2.0));
+  CHECK(amd.time_factor_p90 == Approx(2.0));
+  for (const char* vendor : {"intel", ""}) {
+    INFO("vendor '" << vendor << "'");
+    const auto all = error_band(v, "s", HwClass::gpu, ErrorQuantity::decode, 3, vendor);
+    CHECK(all.rows == 10);
+    CHECK(all.time_factor_p10 == Approx(0.89));
+    CHECK(all.time_factor_p90 == Approx(2.0));
+  }
+  CHECK_THAT(error_band(v, "s", HwClass::gpu, ErrorQuantity::decode, 3, "intel").note,
+             Catch::Contains("every vendor's rows (fewer than 3 on intel hardware)"));
+  // Four amd rows, min_rows 5: too few of its own, so every vendor's.
+  v.pop_back();
+  CHECK(error_band(v, "s", HwClass::gpu, ErrorQuantity::decode, 5, "amd").rows == 9);
+}

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "catalog_fixture.hpp"
 #include "infercap/spec/loaders.hpp"
 #include "infercap/spec/reader.hpp"
 #include "measured_hardware.hpp"
@@ -282,4 +283,17 @@ TEST_CASE("residuals: time form, written and read back", "[unit]") {
   CHECK(d.has_errors());
   std::remove(path.c_str());
   CHECK(cli::read_residuals("/nonexistent/residuals.csv", d).empty());
+}
+
+TEST_CASE("residuals take their hardware's vendor from the catalog", "[unit]") {
+  // The bands keep to one vendor's rows (error_band); the file names devices, the catalog their
+  // vendors. A device the catalog does not know keeps an empty vendor.
+  std::vector<Residual> v(3);
+  v[0].hardware = "h200";
+  v[1].hardware = "mi300x";
+  v[2].hardware = "no-such-device";
+  spec::tag_vendors(v, test::project_catalog().catalog);
+  CHECK(v[0].vendor == "nvidia");
+  CHECK(v[1].vendor == "amd");
+  CHECK(v[2].vendor.empty());
 }

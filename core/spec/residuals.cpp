@@ -87,6 +87,13 @@ std::vector<Residual> read_residuals(const std::string& path, Diagnostics& diags
   return out;
 }
 
+void tag_vendors(std::vector<Residual>& residuals, const Catalog& catalog) {
+  for (auto& r : residuals) {
+    const HardwareSpec* hw = catalog.find_hardware(r.hardware);
+    r.vendor = hw != nullptr ? hw->vendor : std::string();
+  }
+}
+
 std::string default_residuals_path(const std::string& data_dir) {
   return (std::filesystem::path(data_dir) / "validation" / "residuals.csv").string();
 }

@@ -28,7 +28,15 @@ double quantile(std::vector<double> v, double q) {
 }  // namespace
 
 ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view stack, HwClass cls,
-                     ErrorQuantity q, int min_rows) {
+                     ErrorQuantity q, int min_rows, std::string_view vendor) {
+  // The vendor's own rows when there are enough of them.
+  bool own_vendor = false;
+  if (!vendor.empty()) {
+    const auto n = std::count_if(residuals.begin(), residuals.end(), [&](const Residual& r) {
+      return r.stack == stack && r.hw_class == cls && r.quantity == q && r.vendor == vendor;
+    });
+    own_vendor = n >= std::max(1, min_rows);
+  }
   ErrorBand b;
   std::vector<double> factors;
   std::vector<std::string> devices;
@@ -41,6 +49,7 @@ ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view st
       ++other[static_cast<size_t>(r.quantity)];
       continue;
     }
+    if (own_vendor && r.vendor != vendor) continue;
     held_out += r.held_out ? 1 : 0;
     // measured / predicted time = exp(-r)
     factors.push_back(std::exp(-r.log_time_ratio));
@@ -72,6 +81,12 @@ ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view st
                          : std::string();
   b.note = fmt::format("p10-p90 of {} validation rows{} on {} device(s), stack {}, {} ({})", b.rows,
                        basis, devices.size(), stack, hw_class_name(cls), error_quantity_name(q));
+  if (own_vendor) {
+    b.note += fmt::format("; {} hardware only", vendor);
+  } else if (!vendor.empty()) {
+    b.note += fmt::format("; every vendor's rows (fewer than {} on {} hardware)",
+                          std::max(1, min_rows), vendor);
+  }
   return b;
 }
 

@@ -43,6 +43,7 @@ void app_init(App& app, const std::string& data_dir) {
   // The model's measured error (`infercap validate --residuals-out`); a missing file is no
   // error, the panels then say there are no validation rows.
   app.residuals = spec::read_residuals(spec::default_residuals_path(data_dir), diags);
+  spec::tag_vendors(app.residuals, *app.catalog);
   app.diagnostics = diags.lines();
   app.diagnostic_errors = diags.error_count();
   const auto& cat = *app.catalog;

@@ -342,9 +342,9 @@ void draw_predict_panel(App& app) {
     const HardwareSpec* hw = app.catalog->find_hardware(app.sel.hardware);
     const ModelSpec* md = app.catalog->find_model(app.sel.model);
     if (app.predict.ok && hw != nullptr) {
-      app.predict_bands =
-          prediction_bands(app.predict.prediction, app.residuals, app.predict.stack_used,
-                           hw->hw_class, md != nullptr && md->arch == ModelArch::encoder);
+      app.predict_bands = prediction_bands(
+          app.predict.prediction, app.residuals, app.predict.stack_used, hw->hw_class,
+          md != nullptr && md->arch == ModelArch::encoder, hw->vendor);
     }
   }
   ImGui::BeginChild("inputs", {ImGui::GetFontSize() * 23, 0}, true);

@@ -27,9 +27,10 @@ struct PredictionBand {
 /// TTFT (prefill rows), TPOT, E2E (decode rows), prefill tok/s (prefill), decode tok/s per
 /// sequence and for the batch (decode), in that order. An encoder (no decode) gets TTFT, E2E
 /// (its forward pass, prefill rows) and prefill tok/s only.
+/// `vendor`: the hardware's, for error_band's own-vendor rows (empty: every vendor's).
 std::vector<PredictionBand> prediction_bands(const Prediction& p, const std::vector<Residual>& res,
                                              const std::string& stack, HwClass cls,
-                                             bool encoder = false);
+                                             bool encoder = false, std::string_view vendor = {});
 
 struct PartErrorBand {
   std::string pool;

@@ -27,6 +27,8 @@ struct Residual {
   HwClass hw_class = HwClass::gpu;
   ErrorQuantity quantity = ErrorQuantity::decode;
   std::string hardware;
+  /// The hardware's vendor as the catalog names it (spec::tag_vendors); empty = not known.
+  std::string vendor;
   std::string id;
   double log_time_ratio = 0;  ///< ln(predicted time / measured time)
   /// Out of sample: the row's stack refitted without the row's device predicted it (validate
@@ -37,6 +39,10 @@ struct Residual {
 
 /// measured time = predicted time x factor, with the factor's p10 and p90 over the residuals of
 /// one stack, hardware class and quantity. Too few rows (< min_rows) = no band, said in `note`.
+/// With `vendor` given, only that vendor's rows when it has min_rows of them: one vendor's
+/// software (ROCm against CUDA builds of the same engine) can miss by another factor than
+/// another's, and a band pooled over both would carry it to hardware it says nothing about.
+/// Fewer: every vendor's rows, and the note says so.
 struct ErrorBand {
   bool available = false;
   int rows = 0;
@@ -51,7 +57,7 @@ struct ErrorBand {
 };
 
 ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view stack, HwClass cls,
-                     ErrorQuantity q, int min_rows = 3);
+                     ErrorQuantity q, int min_rows = 3, std::string_view vendor = {});
 
 /// Replicas of a pool across a band: the design load needs ceil(design x factor / capacity)
 /// replicas when every step takes `factor` times the predicted time; the redundancy the plan

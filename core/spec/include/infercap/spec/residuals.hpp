@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "infercap/error_band.hpp"
+#include "infercap/spec/catalog.hpp"
 #include "infercap/spec/diagnostics.hpp"
 
 namespace infercap::spec {
@@ -15,6 +16,10 @@ namespace infercap::spec {
 /// Reads a residuals file; malformed lines are diagnostics. A missing file is no error: an empty
 /// list (the caller says there are no validation rows).
 std::vector<Residual> read_residuals(const std::string& path, Diagnostics& diags);
+
+/// Fills each residual's vendor from the catalog's entry for its hardware (left empty for a
+/// device the catalog does not know), so bands can keep to one vendor's rows.
+void tag_vendors(std::vector<Residual>& residuals, const Catalog& catalog);
 
 /// `<data dir>/validation/residuals.csv`.
 std::string default_residuals_path(const std::string& data_dir);
