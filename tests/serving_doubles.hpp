@@ -1,5 +1,9 @@
 #pragma once
-// Step-model test doubles with closed-form step times, shared by the serving and solver tests.
+// Step-model test doubles with closed-form step times, and the request classes and run options
+// the serving tests build, shared by the serving and solver tests.
+#include <string>
+#include <utility>
+
 #include "infercap/serving.hpp"
 
 namespace infercap::testing {
@@ -39,6 +43,33 @@ inline ServingConfig single_server() {
   cfg.max_seqs = 1;
   cfg.max_batched_tokens = 2048;
   return cfg;
+}
+
+// One class at `qps` (Poisson unless the caller sets its arrival kind) with these lengths.
+inline RequestClass make_class(double qps, LengthDist prompt, LengthDist output) {
+  RequestClass c;
+  c.name = std::string("chat");
+  c.rate.mean_qps = qps;
+  c.prompt_tokens = std::move(prompt);
+  c.output_tokens = std::move(output);
+  return c;
+}
+
+// A config with batches formed when their step starts and the same formed one step ahead.
+struct NowAndAhead {
+  ServingConfig now, ahead;
+};
+inline NowAndAhead now_and_ahead() {
+  NowAndAhead c;
+  c.ahead.schedule_one_step_ahead = true;
+  return c;
+}
+
+inline SimOptions run_of(int64_t requests, int64_t warmup) {
+  SimOptions opt;
+  opt.requests = requests;
+  opt.warmup_requests = warmup;
+  return opt;
 }
 
 }  // namespace infercap::testing

@@ -11,15 +11,6 @@ using namespace infercap::testing;
 
 namespace {
 
-RequestClass poisson_class(double qps, LengthDist prompt, LengthDist output) {
-  RequestClass c;
-  c.name = "c";
-  c.rate.mean_qps = qps;
-  c.prompt_tokens = std::move(prompt);
-  c.output_tokens = std::move(output);
-  return c;
-}
-
 SimOptions fleet(int replicas, Dispatch d, int64_t requests) {
   SimOptions opt;
   opt.replicas = replicas;
@@ -47,7 +38,7 @@ TEST_CASE("a shared queue ahead of two single-sequence replicas is M/M/2 (Erlang
   const double wq_mm2 = c_wait / (2 * mu - lambda);
   const double wq_mm1 = rho / (mu - lambda / 2);
   REQUIRE(wq_mm2 == Approx(0.035556).epsilon(1e-4));
-  const auto cls = poisson_class(lambda, *fixed_length(1), *exponential_length(20));
+  const auto cls = make_class(lambda, *fixed_length(1), *exponential_length(20));
 
   auto shared = simulate(m, single_server(), {cls}, fleet(2, Dispatch::shared_queue, 400000));
   REQUIRE(shared);
@@ -71,9 +62,8 @@ TEST_CASE("a shared queue ahead of two single-sequence replicas is M/M/2 (Erlang
   SimOptions halves;
   halves.requests = 400000;
   halves.warmup_requests = 5000;
-  auto half =
-      simulate(m, single_server(),
-               {poisson_class(lambda / 2, *fixed_length(1), *exponential_length(20))}, halves);
+  auto half = simulate(m, single_server(),
+                       {make_class(lambda / 2, *fixed_length(1), *exponential_length(20))}, halves);
   REQUIRE(half);
   CHECK(half->all.queue_wait.mean_s == Approx(wq_mm1).epsilon(0.06));
   CHECK(least->all.queue_wait.mean_s < 0.9 * half->all.queue_wait.mean_s);
@@ -95,7 +85,7 @@ TEST_CASE("at light load least-loaded dispatch runs every request alone", "[mode
   ServingConfig cfg;
   cfg.max_seqs = 64;
   cfg.max_batched_tokens = 2048;
-  const auto cls = poisson_class(0.5, *fixed_length(100), *fixed_length(10));
+  const auto cls = make_class(0.5, *fixed_length(100), *fixed_length(10));
   for (const Dispatch d : {Dispatch::least_loaded, Dispatch::shared_queue}) {
     auto r = simulate(m, cfg, {cls}, fleet(4, d, 20000));
     REQUIRE(r);
@@ -114,7 +104,7 @@ TEST_CASE("at light load least-loaded dispatch runs every request alone", "[mode
 
 TEST_CASE("a fleet of replicas: bad settings are errors as values", "[model]") {
   ConstStep m;
-  const auto cls = poisson_class(10, *fixed_length(1), *fixed_length(1));
+  const auto cls = make_class(10, *fixed_length(1), *fixed_length(1));
   SimOptions opt = fleet(0, Dispatch::least_loaded, 100);
   auto zero = simulate(m, single_server(), {cls}, opt);
   REQUIRE_FALSE(zero);
@@ -131,7 +121,7 @@ TEST_CASE("an overloaded fleet is unstable, not an error", "[model]") {
   // shared queue it grows until the waiting cap; least-loaded dispatch hands a replica more
   // requests than its room, or the replicas' queues hit their cap.
   ConstStep m;
-  const auto cls = poisson_class(300, *fixed_length(1), *fixed_length(1));
+  const auto cls = make_class(300, *fixed_length(1), *fixed_length(1));
   for (const Dispatch d : {Dispatch::least_loaded, Dispatch::shared_queue}) {
     auto r = simulate(m, single_server(), {cls}, fleet(2, d, 50000));
     REQUIRE(r);
@@ -147,7 +137,7 @@ TEST_CASE("a fleet's finite run: every request counted, over the whole run", "[m
   // the run's throughput is N / (its wall time from t = 0), about 200 requests/s, all N
   // measured; the overloaded queue (up to ~800) neither stops the run nor errs.
   ConstStep m;
-  const auto cls = poisson_class(1000, *fixed_length(1), *fixed_length(1));
+  const auto cls = make_class(1000, *fixed_length(1), *fixed_length(1));
   SimOptions opt = fleet(2, Dispatch::shared_queue, 1000);
   opt.warmup_requests = 0;
   opt.finite_run = true;
