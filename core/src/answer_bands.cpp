@@ -8,8 +8,8 @@ namespace infercap {
 std::vector<PredictionBand> prediction_bands(const Prediction& p, const std::vector<Residual>& res,
                                              const std::string& stack, HwClass cls, bool encoder,
                                              std::string_view vendor) {
-  const ErrorBand pre = error_band(res, stack, cls, ErrorQuantity::prefill, 3, vendor);
-  const ErrorBand dec = error_band(res, stack, cls, ErrorQuantity::decode, 3, vendor);
+  const ErrorBand pre = error_band(res, stack, cls, ErrorQuantity::prefill, kMinBandRows, vendor);
+  const ErrorBand dec = error_band(res, stack, cls, ErrorQuantity::decode, kMinBandRows, vendor);
   std::vector<PredictionBand> out;
   auto add = [&](const char* q, bool rate, double v, const ErrorBand& b) {
     out.push_back({q, rate, v, b});
@@ -38,9 +38,10 @@ std::vector<PartErrorBand> fleet_error_band(const FleetChoice& fleet,
     e.devices = p.devices;
     // A fleet is sized on capacity: the serving runs' throughputs are its error, not their
     // latencies (read near saturation, those move by the capacity error times their conditioning).
-    ErrorBand b =
-        error_band(res, p.stack, p.hw_class, ErrorQuantity::serving_throughput, 3, p.vendor);
-    if (!b.available) b = error_band(res, p.stack, p.hw_class, ErrorQuantity::decode, 3, p.vendor);
+    ErrorBand b = error_band(res, p.stack, p.hw_class, ErrorQuantity::serving_throughput,
+                             kMinBandRows, p.vendor);
+    if (!b.available)
+      b = error_band(res, p.stack, p.hw_class, ErrorQuantity::decode, kMinBandRows, p.vendor);
     e.note = b.note;
     e.has_rows = b.available;
     const int per_replica = p.replicas > 0 ? p.devices / p.replicas : 1;

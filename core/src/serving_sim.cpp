@@ -210,8 +210,7 @@ Engine::Status Engine::step() {
       cohorts_.clear();
     }
     const int decoding_before = decoding_;
-    poll_count_ =
-        prefill_tokens > 0 ? std::max<int64_t>(cfg_.request_poll_decode_steps, 1) : poll_count_ + 1;
+    poll_count_ = prefill_tokens > 0 ? cfg_.request_poll_decode_steps : poll_count_ + 1;
     last_step_start_ = t;
     t += dt;
     const int64_t this_step = dstep;

@@ -56,8 +56,10 @@ struct ErrorBand {
   double rate_high(double r) const { return r / time_factor_p10; }
 };
 
+/// Rows a band needs (fewer: no band), and a vendor to keep to its own.
+inline constexpr int kMinBandRows = 3;
 ErrorBand error_band(const std::vector<Residual>& residuals, std::string_view stack, HwClass cls,
-                     ErrorQuantity q, int min_rows = 3, std::string_view vendor = {});
+                     ErrorQuantity q, int min_rows = kMinBandRows, std::string_view vendor = {});
 
 /// Replicas of a pool across a band: the design load needs ceil(design x factor / capacity)
 /// replicas when every step takes `factor` times the predicted time; the redundancy the plan
