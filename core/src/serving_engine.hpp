@@ -128,6 +128,13 @@ class GapHistogram {
   double total_w_ = 0, total_wx_ = 0;
 };
 
+// Where the measurement window opens once the first measured request arrives at t: a finite run
+// measures from t = 0 (SimOptions::finite_run), a steady-state run from that arrival. One rule
+// for a lone engine and for a fleet's dispatcher.
+inline double window_start_at(const SimOptions& opt, double t) {
+  return opt.finite_run ? 0.0 : t;
+}
+
 class Engine {
  public:
   Engine(const StepTable& table, const ServingConfig& cfg, const std::vector<RequestClass>& classes,
@@ -254,7 +261,7 @@ class Engine {
       in_transit_.push_back(id);
     }
     if (!fed_mode_ && id == opt_.warmup_requests) {
-      window_start_ = opt_.finite_run ? 0.0 : t;
+      window_start_ = window_start_at(opt_, t);
       in_system_at_start_ = created_ - finished_;
     }
     if (!fed_mode_ && created_ == n_total_ && !opt_.finite_run) {

@@ -117,7 +117,7 @@ ServingResult simulate_fleet(const StepTable& table, const ServingConfig& cfg,
       }
       ++created;
       if (created == opt.warmup_requests + 1) {
-        for (Engine* e : fleet) e->mark_window_start(opt.finite_run ? 0.0 : a);
+        for (Engine* e : fleet) e->mark_window_start(window_start_at(opt, a));
         queued_growth -= static_cast<int64_t>(queue.size());
       }
       if (created == total && !opt.finite_run) {
