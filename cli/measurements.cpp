@@ -209,14 +209,15 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
            kKvAdmissionFullSequenceName);
     either("dispatch", r.dispatch, dispatch_from_name, kDispatchLeastLoadedName,
            kDispatchSharedQueueName);
-    either(
-        "chunked_prefill", r.chunked_prefill,
-        [](std::string_view s) -> std::optional<bool> {
-          if (s == "true") return true;
-          if (s == "false") return false;
-          return std::nullopt;
-        },
-        "true", "false");
+    const auto true_false = [](std::string_view s) -> std::optional<bool> {
+      if (s == "true") return true;
+      if (s == "false") return false;
+      return std::nullopt;
+    };
+    either("chunked_prefill", r.chunked_prefill, true_false, "true", "false");
+    std::optional<bool> graphs;
+    either("prefill_cuda_graphs", graphs, true_false, "true", "false");
+    r.prefill_cuda_graphs = graphs.value_or(false);
     if (given("beams")) whole("beams", r.beams);
     if (given("requests")) whole("requests", r.requests);
     if (given("pp")) whole("pp", r.pp);
@@ -225,6 +226,8 @@ void for_each_measurement(const std::string& path, spec::Diagnostics& diags,
     if (given("duration_s")) num("duration_s", r.duration_s);
     if (given("memory_fraction")) num("memory_fraction", r.memory_fraction);
     if (given("request_poll_steps")) whole("request_poll_steps", r.request_poll_steps);
+    if (given("prompt_wait_steps")) whole("prompt_wait_steps", r.prompt_wait_steps);
+    if (given("prompt_wait_tokens")) whole("prompt_wait_tokens", r.prompt_wait_tokens);
     if (given("input_len_points") && !get("input_len_points").empty()) {
       read_length_points(get("input_len_points"), "input_len", r.input_len, r.input_len_points,
                          [&](std::string msg) { fail("input_len_points", std::move(msg)); });
@@ -342,6 +345,8 @@ std::optional<BenchMetric> serving_metric(const MeasurementRow& r, BenchCase& c,
   c.duration_s = r.duration_s;
   c.memory_fraction = r.memory_fraction;
   c.request_poll_decode_steps = std::max(1, r.request_poll_steps);
+  c.prompt_wait_steps = r.prompt_wait_steps;
+  c.prompt_wait_tokens = r.prompt_wait_tokens;
   if (reason.empty() && r.duration_s > 0 && c.serving != ServingMode::rate)
     reason = "duration_s is a rate row's run length: this row is not serving_mode rate";
   // On a rate row, `requests` makes it a finite run of that many arrivals (a benchmark client's
@@ -437,6 +442,7 @@ MappedRow map_measurement(const MeasurementRow& r, const spec::Catalog& catalog,
     c.deployment.precision = {*prec, DType::fp16, DType::fp16};
     if (*prec == DType::fp32) c.deployment.precision = {DType::fp32, DType::fp32, DType::fp32};
     c.deployment.moe_routing = r.moe_routing;
+    c.deployment.prefill_cuda_graphs = r.prefill_cuda_graphs;
     if (hw->hw_class == HwClass::cpu) {
       c.deployment.tp = r.hw_count;  // sockets of one server, NUMA-pinned shards
       c.deployment.cpu.threads_per_socket = r.threads;

@@ -176,6 +176,14 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      "the engine's prompt scheduling where the source states it: true (prompts split into "
      "chunks beside the decodes) or false (each prompt whole in one step behind the decodes: "
      "TensorRT-LLM without chunked context); empty: the stack's chunked_prefill"},
+    {"prefill_cuda_graphs",
+     ColumnNeed::optional,
+     CellValue::text,
+     {},
+     "true where the row's engine replays its prompt steps as piecewise CUDA graphs (SGLang "
+     "--enable-piecewise-cuda-graph, TensorRT-LLM enable_piecewise_cuda_graph), so only the "
+     "eager attention pieces are launched from the host; false or empty: prompt steps run "
+     "eagerly (the stack's prefill_launch_overhead_s floor)"},
     {"dispatch",
      ColumnNeed::optional,
      CellValue::text,
@@ -235,6 +243,20 @@ inline constexpr MeasurementColumn kMeasurementColumns[] = {
      "decode steps between a busy engine's polls for new requests, as the row's server states "
      "it (SGLang --scheduler-recv-interval, or --num-continuous-decode-steps); after a step with "
      "prompt tokens, and when idle, it takes them in at once; empty: every step"},
+    {"prompt_wait_steps",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, 1000000, true, true},
+     "batch waiting as the row's server states it (TensorRT-LLM batch_wait_timeout_iters): "
+     "while sequences decode, waiting prompts are held out of the steps until they have waited "
+     "this many, or until prompt_wait_tokens is reached; 0 or empty: none"},
+    {"prompt_wait_tokens",
+     ColumnNeed::optional,
+     CellValue::whole,
+     {0, 100000000, true, true},
+     "the token level that ends a batch wait early: the waiting prompts' tokens plus the "
+     "step's decodes (TensorRT-LLM batch_wait_max_tokens_ratio x max_num_tokens); 0 or empty: "
+     "only prompt_wait_steps ends it"},
     {"memory_fraction",
      ColumnNeed::optional,
      CellValue::number,
@@ -296,6 +318,9 @@ struct MeasurementRow {
   /// Optional `chunked_prefill` column: `true` or `false` as the source states the engine ran
   /// (StackSpec::chunked_prefill); nullopt = the stack's.
   std::optional<bool> chunked_prefill;
+  /// Optional `prefill_cuda_graphs` column: the engine replays its prompt steps as piecewise
+  /// CUDA graphs (Deployment::prefill_cuda_graphs); false = eager.
+  bool prefill_cuda_graphs = false;
   /// Optional `dispatch` column: how the row's replicas shared its arrivals, `least_loaded` or
   /// `shared_queue` (Dispatch's spellings); nullopt = each replica its own Poisson share.
   std::optional<Dispatch> dispatch;
@@ -324,6 +349,9 @@ struct MeasurementRow {
   /// Optional `request_poll_steps` column: decode steps between a busy engine's polls for new
   /// requests (0 = every step).
   int request_poll_steps = 0;
+  /// Optional `prompt_wait_steps` and `prompt_wait_tokens` columns: batch waiting (0 = none).
+  int prompt_wait_steps = 0;
+  int prompt_wait_tokens = 0;
   /// Optional `input_len_points` column: the dataset's prompt lengths as equal-weight points
   /// (tokens, each in [1, kMaxTokens]), whose mean is `input_len`; empty = every prompt
   /// `input_len` long.

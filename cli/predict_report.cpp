@@ -40,6 +40,15 @@ ResultTable operator_table(const StepBreakdown& b, const std::string& title) {
            o.cost.weight_bytes, o.cost.kv_bytes, o.cost.activation_bytes, o.cost.comm_bytes,
            o.compute_s, o.memory_s, o.issue_s, o.overhead_s});
   }
+  // An eager prompt step whose host launches outlast its operators: the wait they add.
+  double op_sum = 0;
+  for (const auto& o : b.ops) op_sum += o.time_s;
+  if (b.host_launch_s > op_sum) {
+    const double wait = b.host_launch_s - op_sum;
+    t.add({std::string("host_launches"), std::string("overhead"), wait,
+           b.time_s > 0 ? wait / b.time_s : 0.0, std::string("overhead"), 0.0, 0.0, 0.0, 0.0, 0.0,
+           0.0, 0.0, 0.0, wait});
+  }
   if (b.step_overhead_s > 0) {
     t.add({std::string("step_overhead"), std::string("overhead"), b.step_overhead_s,
            b.time_s > 0 ? b.step_overhead_s / b.time_s : 0.0, std::string("overhead"), 0.0, 0.0,

@@ -56,6 +56,9 @@ std::string stack_to_yaml(const StackSpec& s) {
       o += fmt::format("    gemm_overlap_norm_p: {:.4g}\n", e.gemm_overlap_norm_p);
     o += fmt::format("    kernel_overhead_s: {:.4g}\n", e.kernel_overhead_s);
     o += fmt::format("    step_overhead_s: {:.4g}\n", e.step_overhead_s);
+    if (e.prefill_launch_overhead_s > 0) {
+      o += fmt::format("    prefill_launch_overhead_s: {:.4g}\n", e.prefill_launch_overhead_s);
+    }
     o += fmt::format("    fused_attention: {}\n", e.fused_attention);
     if (e.attention_score_bytes_per_pair > 0) {
       o += fmt::format("    attention_score_bytes_per_pair: {:.4g}\n",

@@ -486,6 +486,99 @@ TEST_CASE("stack fractions and overheads enter as stated", "[model]") {
   CHECK_FALSE(PerfModel::create(m, test_gpu(), s, {}).ok());
 }
 
+TEST_CASE("an eager prompt step takes max(device time, launches x prefill_launch_overhead_s)",
+          "[model]") {
+  // Engines that replay decode steps as CUDA graphs run prompt steps eagerly: the host issues
+  // the step's launches ahead of the device, so the step ends with the slower of the two. The
+  // tiny model (2 layers, rotary, no fusion) launches per layer: attn_norm, qkv, rotary,
+  // attention and its KV write, o_proj, ffn_norm, ffn_up, ffn_act, ffn_down = 10; per step the
+  // embedding, final_norm, lm_head and the sampler = 4: 2 x 10 + 4 = 24 launches. FP8
+  // activations add a quantisation launch before each of the 4 layer GEMMs: 2 x 14 + 4 = 32.
+  // TP 2 adds two all-reduces a layer: 24 + 4 = 28. Piecewise prefill graphs leave the
+  // attention pieces (2 a layer) and one graph replay a layer: 2 x 2 + 2 = 6.
+  const ModelSpec m = tiny_model();
+  StackSpec s = ideal_stack();
+  auto& e = s.for_class(HwClass::gpu);
+  e.step_overhead_s = 2e-3;
+  e.prefill_launch_overhead_s = 1e-3;
+  const PerfModel eager = make(m, test_gpu(), {}, s);
+  e.prefill_launch_overhead_s = 0;
+  const PerfModel graphed = make(m, test_gpu(), {}, s);
+  e.prefill_launch_overhead_s = 1e-3;
+
+  // 8 prompt tokens take microseconds on the device: the host's 24 ms set the step.
+  const auto b = eager.prefill_breakdown(1, 8);
+  CHECK(b.host_launch_s == Approx(24e-3));
+  CHECK(eager.prefill_s(1, 8) == Approx(24e-3 + 2e-3));
+  CHECK(graphed.prefill_s(1, 8) < 3e-3);
+  // A mixed step carries prompt tokens: eager too. A decode step replays its graph.
+  CHECK(eager.decode_step_s(4, 100) == graphed.decode_step_s(4, 100));
+  // The decodes' attention of a mixed step is device work under the same host floor.
+  CHECK(eager.mixed_step_s(8, 4, 3, 100) == Approx(24e-3 + 2e-3));
+  // At 10 us a launch (0.24 ms), 4096 tokens keep the device busier: the floor does not bind.
+  e.prefill_launch_overhead_s = 1e-5;
+  const PerfModel quick = make(m, test_gpu(), {}, s);
+  e.prefill_launch_overhead_s = 1e-3;
+  REQUIRE(graphed.prefill_s(1, 4096) > 2e-3 + 0.24e-3);
+  CHECK(quick.prefill_s(1, 4096) == graphed.prefill_s(1, 4096));
+
+  HardwareSpec fp8_gpu = test_gpu();
+  at(fp8_gpu.dense_flops_per_s, ComputeType::fp8) = 200e12;
+  Deployment fp8;
+  fp8.precision.weights = fp8.precision.activations = DType::fp8;
+  CHECK(make(m, fp8_gpu, fp8, s).prefill_breakdown(1, 8).host_launch_s == Approx(32e-3));
+  // A stack that fuses elementwise work and quantisation into its GEMMs launches neither.
+  StackSpec fused = s;
+  fused.for_class(HwClass::gpu).fused_elementwise = true;
+  // Per layer qkv, attention and its KV write, o_proj, ffn_up, ffn_down = 6; per step 3.
+  CHECK(make(m, fp8_gpu, fp8, fused).prefill_breakdown(1, 8).host_launch_s == Approx(15e-3));
+  Deployment tp2;
+  tp2.tp = 2;
+  CHECK(make(m, test_gpu(), tp2, s).prefill_breakdown(1, 8).host_launch_s == Approx(28e-3));
+  Deployment piecewise;
+  piecewise.prefill_cuda_graphs = true;
+  const PerfModel pw = make(m, test_gpu(), piecewise, s);
+  CHECK(pw.prefill_breakdown(1, 8).host_launch_s == Approx(6e-3));
+  CHECK(pw.prefill_s(1, 8) == Approx(6e-3 + 2e-3));
+}
+
+TEST_CASE("eager launches of an MLA and MoE layer: DeepSeek-V3's 2170 a prompt step", "[model]") {
+  // The count behind the sglang stack's prefill_launch_overhead_s (sglang PR #12160: 82.64 ms
+  // for an eager forward of one new token). Per layer, FP8 activations, no fusion: attn_norm 1,
+  // the MLA projections 4 GEMMs x 2 (each input quantised) + 5 (two latent norms, rotary, two
+  // split/join copies) = 13, attention and its KV write 2, o_proj 2, the all-reduce 1,
+  // ffn_norm 1, the FFN all-reduce 1 = 21; a dense FFN 2 + 1 + 2 = 5; a MoE FFN: router 3 (gate
+  // GEMM, top-k), experts 5 + 2 quantisations = 7, shared experts 2 x 2 + 1 = 5, so 15. With 3
+  // dense and 58 MoE layers and 4 launches a step: 61 x 21 + 3 x 5 + 58 x 15 + 4 = 2170.
+  ModelSpec m = tiny_model();
+  m.layers = 61;
+  m.hidden = 7168;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.ffn_hidden = 18432;
+  m.vocab = 129280;
+  m.mla.kv_lora_rank = 512;
+  m.mla.q_lora_rank = 1536;
+  m.mla.qk_nope_head_dim = 128;
+  m.mla.qk_rope_head_dim = 64;
+  m.mla.v_head_dim = 128;
+  m.moe.experts = 256;
+  m.moe.active_experts = 8;
+  m.moe.expert_ffn_hidden = 2048;
+  m.moe.shared_experts = 1;
+  m.moe.first_dense_layers = 3;
+  REQUIRE(m.mla.enabled());
+  HardwareSpec gpu = test_gpu();
+  at(gpu.dense_flops_per_s, ComputeType::fp8) = 200e12;
+  gpu.memory_bytes = 1e12;
+  Deployment d;
+  d.tp = 8;
+  d.precision.weights = d.precision.activations = DType::fp8;
+  StackSpec s = ideal_stack();
+  s.for_class(HwClass::gpu).prefill_launch_overhead_s = 1e-6;
+  CHECK(make(m, gpu, d, s).prefill_breakdown(1, 1).host_launch_s == Approx(2170e-6));
+}
+
 TEST_CASE("CPU options: SMT, VM and NUMA policy scale bandwidth", "[model]") {
   const ModelSpec m = tiny_model();
   HardwareSpec h;

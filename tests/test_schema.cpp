@@ -504,7 +504,8 @@ TEST_CASE("each CSV reader refuses a header without a column its table says is n
       names.emplace_back(c.name);
       // Text is free except kv_precision, which must name a precision, input_len_points and
       // output_len_points, token counts whose mean is input_len / output_len (1 here), and
-      // moe_routing, kv_admission, dispatch and chunked_prefill, one of two words each.
+      // moe_routing, kv_admission, dispatch, chunked_prefill and prefill_cuda_graphs, one of two
+      // words each.
       cells.emplace_back(c.name == "kv_precision"          ? "fp8"
                          : c.name == "input_len_points"    ? "1"
                          : c.name == "output_len_points"   ? "1"
@@ -512,6 +513,7 @@ TEST_CASE("each CSV reader refuses a header without a column its table says is n
                          : c.name == "kv_admission"        ? "prompt"
                          : c.name == "dispatch"            ? "least_loaded"
                          : c.name == "chunked_prefill"     ? "false"
+                         : c.name == "prefill_cuda_graphs" ? "true"
                          : c.value == cli::CellValue::text ? "x"
                                                            : "1");
     }

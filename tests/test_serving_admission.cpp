@@ -4,6 +4,7 @@
 // out by hand on constant-time steps.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <tuple>
 
 #include "infercap/serving.hpp"
 #include "serving_doubles.hpp"
@@ -122,6 +123,50 @@ TEST_CASE("an engine that polls every N decode steps takes arrivals in only then
   CHECK(five->all.tpot.mean_s == Approx(s).epsilon(1e-9));
   ServingConfig bad = single_server();
   bad.request_poll_decode_steps = 0;
+  CHECK_FALSE(simulate(m, bad, {cls}, opt));
+}
+
+TEST_CASE("batch waiting holds prompts for W steps, or until the token level", "[model]") {
+  // TensorRT-LLM's batch_wait_timeout_iters W and batch_wait_max_tokens_ratio: while sequences
+  // decode, waiting prompts stay out of the steps until they have been held W steps, or until
+  // their tokens plus the step's decodes reach the level; an idle engine takes them at once.
+  // Steps of s; 1-token prompts, 1000 output tokens, arriving at 2.4 s, 4.8 s and 7.2 s.
+  //  no waiting: TTFTs s, 1.6 s, 1.2 s, as in the polling case above (mean 3.8 s / 3).
+  //  W = 3, no level: the first finds the engine idle (TTFT s). The second is held at the steps
+  //    starting 5.4 s, 6.4 s and 7.4 s and let in at 8.4 s with the third: TTFTs 4.6 s and
+  //    2.2 s; mean 7.8 s / 3.
+  //  W = 10, level 3 tokens: the second alone makes 1 decode + 1 = 2 tokens and is held; at
+  //    7.4 s the third has come, 1 + 2 = 3 reach the level and both go in: TTFTs 3.6 s and
+  //    1.2 s; mean 5.8 s / 3.
+  ConstStep m;
+  const double s = m.s;
+  RequestClass cls = make_class(1 / (2.4 * s), *fixed_length(1), *fixed_length(1000));
+  cls.arrival.kind = ArrivalKind::deterministic;
+  SimOptions opt;
+  opt.requests = 3;
+  opt.warmup_requests = 0;
+  opt.finite_run = true;
+  auto run = [&](int steps, int tokens) {
+    ServingConfig cfg = single_server();
+    cfg.max_seqs = 4;
+    cfg.prompt_wait_steps = steps;
+    cfg.prompt_wait_tokens = tokens;
+    return simulate(m, cfg, {cls}, opt);
+  };
+  for (const auto& [steps, tokens, mean_s] :
+       {std::tuple{0, 0, 3.8 * s / 3}, std::tuple{3, 0, 7.8 * s / 3},
+        std::tuple{10, 3, 5.8 * s / 3}, std::tuple{10, 2, 3.8 * s / 3}}) {
+    CAPTURE(steps, tokens);
+    auto r = run(steps, tokens);
+    REQUIRE(r);
+    CHECK(r->all.ttft.mean_s == Approx(mean_s).epsilon(1e-9));
+    CHECK(r->all.tpot.mean_s == Approx(s).epsilon(1e-9));
+  }
+  ServingConfig bad = single_server();
+  bad.prompt_wait_steps = -1;
+  CHECK_FALSE(simulate(m, bad, {cls}, opt));
+  bad = single_server();
+  bad.prompt_wait_tokens = -1;
   CHECK_FALSE(simulate(m, bad, {cls}, opt));
 }
 

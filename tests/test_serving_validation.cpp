@@ -293,6 +293,31 @@ TEST_CASE("chunked_prefill column: the row's prompt scheduling over the stack's"
   std::remove(path.c_str());
 }
 
+TEST_CASE("prefill_cuda_graphs and batch-waiting columns reach the case", "[unit]") {
+  // A row states piecewise prompt graphs (true; false or empty: eager) and TensorRT-LLM's
+  // batch waiting (steps and token level; empty: none); another word, or a negative count, is
+  // refused at its cell.
+  const std::string path = infercap::testing::tmp_path("infercap-test-prefill-graphs.csv");
+  const std::string head =
+      header("tp,serving_mode,prefill_cuda_graphs,prompt_wait_steps,prompt_wait_tokens");
+  const std::string row =
+      "G-1,x,b200,8,,deepseek-v3,,FP8,1000,100,16,ttft_mean,0.2,s,TensorRT-LLM,,8,concurrency,";
+  const auto m = mapped(path, head + row + "true,40,6554\n" + row + ",,\n");
+  REQUIRE(m.size() == 2);
+  REQUIRE(m[0].bench);
+  REQUIRE(m[1].bench);
+  CHECK(m[0].bench->deployment.prefill_cuda_graphs);
+  CHECK(m[0].bench->prompt_wait_steps == 40);
+  CHECK(m[0].bench->prompt_wait_tokens == 6554);
+  CHECK_FALSE(m[1].bench->deployment.prefill_cuda_graphs);
+  CHECK(m[1].bench->prompt_wait_steps == 0);
+  CHECK(m[1].bench->prompt_wait_tokens == 0);
+  check_refused_at(refusal(path, head + row + "yes,,\n"), 2, 19, "prefill_cuda_graphs",
+                   "expected true or false, found 'yes'");
+  check_refused_at(refusal(path, head + row + ",-1,\n"), 2, 20, "prompt_wait_steps", "-1");
+  std::remove(path.c_str());
+}
+
 TEST_CASE("duration_s column: a rate row's run length, and the requests it simulates", "[unit]") {
   // A rate row states how long its run was (MLPerf Server's min_duration); a row of another
   // serving mode cannot (it is kept, not predicted, with the reason); a negative length or one

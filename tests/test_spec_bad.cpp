@@ -211,6 +211,10 @@ const std::vector<Case>& bad_cases() {
         "0 "
         "(not stated: the roofline's max) or a number >= 1 (1 adds compute and memory time), "
         "found 0.5"}},
+      {"prefill-launch-negative.yaml",
+       As::stack,
+       {"prefill-launch-negative.yaml:10:32: error: classes.gpu.prefill_launch_overhead_s: "
+        "expected a duration (s) >= 0, found '-1e-5'"}},
       {"fp8-expert-gemm-wrong.yaml",
        As::stack,
        {"fp8-expert-gemm-wrong.yaml:10:22: error: classes.gpu.fp8_expert_gemm: expected true or "

@@ -313,6 +313,13 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
     }
     get(*c, "kernel_overhead_s", e.kernel_overhead_s, false, Range::non_negative());
     get(*c, "step_overhead_s", e.step_overhead_s, false, Range::non_negative());
+    get(*c, "prefill_launch_overhead_s", e.prefill_launch_overhead_s, false, Range::non_negative());
+    c->describe_note("prefill_launch_overhead_s",
+                     "Host time per kernel launch of a step with prompt tokens, which the engine "
+                     "runs eagerly (decode steps replayed as CUDA graphs): such a step takes the "
+                     "longer of its device time and its launches x this; 0 (not stated) = not "
+                     "modelled. A row or deployment with prefill CUDA graphs counts only the "
+                     "launches of the eager attention pieces and one replay per layer.");
     get(*c, "fused_attention", e.fused_attention, false);
     get(*c, "attention_score_bytes_per_pair", e.attention_score_bytes_per_pair, false,
         Range::non_negative());

@@ -198,6 +198,8 @@ Result<double> predict_serving(const BenchCase& c, const PerfModel& perf,
   cfg.reserve_full_sequence = c.reserve_full_sequence;
   cfg.schedule_one_step_ahead = c.schedule_one_step_ahead;
   cfg.request_poll_decode_steps = c.request_poll_decode_steps;  // >= 1, or simulate says so
+  cfg.prompt_wait_steps = c.prompt_wait_steps;
+  cfg.prompt_wait_tokens = c.prompt_wait_tokens;
   cfg.prompt_schedule = c.prompt_schedule;
   if (c.prompt_schedule == PromptSchedule::whole_with_decodes) {
     // A prompt runs whole in one step: an engine without chunking is built with a token budget

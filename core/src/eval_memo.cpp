@@ -70,7 +70,7 @@ class Key {
 // differ in it would share an answer. The sizes below trip when one is added (LP64 layouts).
 static_assert(sizeof(void*) != 8 || sizeof(LengthDist) == 96,
               "LengthDist changed: add the new field to the memo key (eval_memo.cpp)");
-static_assert(sizeof(void*) != 8 || sizeof(ServingConfig) == 40,
+static_assert(sizeof(void*) != 8 || sizeof(ServingConfig) == 48,
               "ServingConfig changed: add the new field to the memo key (eval_memo.cpp)");
 static_assert(sizeof(void*) != 8 || sizeof(Sla) == 48,
               "Sla changed: add the new field to the memo key (eval_memo.cpp)");
@@ -90,7 +90,7 @@ void put(Key& k, const CandidateId& id) {
 void put(Key& k, const ServingConfig& c) {
   k.num(c.max_seqs).num(c.max_batched_tokens).byte(static_cast<unsigned>(c.prompt_schedule));
   k.byte(c.reserve_full_sequence ? 1 : 0).byte(c.schedule_one_step_ahead ? 1 : 0);
-  k.num(c.request_poll_decode_steps);
+  k.num(c.request_poll_decode_steps).num(c.prompt_wait_steps).num(c.prompt_wait_tokens);
   k.num(c.kv_block_tokens).num(c.kv_capacity_tokens).num(c.max_context_tokens);
 }
 

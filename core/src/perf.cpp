@@ -101,8 +101,8 @@ double PerfModel::eval_ops(const OpCost* ops, int n, StepBreakdown* out, bool is
 // Every operator is written once per layer type and multiplied by the layer count, so the cost
 // of a prediction does not grow with depth.
 template <bool kCollect>
-double PerfModel::step(double q, int batch, double past, bool is_prefill,
-                       StepBreakdown* out) const {
+double PerfModel::step(double q, int batch, double past, bool is_prefill, StepBreakdown* out,
+                       double extra_device_s) const {
   const ModelSpec& md = model_;
   const double tp = dep_.tp;
   const double B = batch;
@@ -126,6 +126,10 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
 
   std::array<OpCost, 16> ops{};
   int n = 0;
+  // An eager engine quantises a GEMM's FP8/FP4/INT8 input in a kernel of its own, unless the
+  // stack fuses it into the neighbouring kernels (fused_elementwise).
+  const double quant_launch =
+      !eff_.fused_elementwise && bytes_per_element(dep_.precision.activations) < 2 ? 1.0 : 0.0;
   auto add = [&](OpCost o) { ops[static_cast<size_t>(n++)] = o; };
   auto gemm = [&](std::string_view name, OpKind kind, double m_rows, double k, double nn,
                   double weights, double count, double kernels) {
@@ -136,6 +140,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.weight_bytes = weights * wb * count;
     o.activation_bytes = m_rows * (k + nn) * ab * count;
     o.kernels = kernels * count;
+    o.launches = kernels * (1.0 + quant_launch) * count;
     o.gemm_m = m_rows;
     add(o);
   };
@@ -148,6 +153,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.flops = 4.0 * elems * count;
     o.activation_bytes = 2.0 * elems * ab * count;
     o.kernels = kernels * count;
+    o.launches = o.kernels;
     add(o);
   };
 
@@ -164,6 +170,9 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     const double kv_a = h * (a.kv_lora_rank + a.qk_rope_head_dim);
     const double kv_b = a.kv_lora_rank * heads_d * (a.qk_nope_head_dim + a.v_head_dim);
     gemm("q_kv_proj", OpKind::gemm, M, h, (q_w + kv_a + kv_b) / h, q_w + kv_a + kv_b, L, 4);
+    // Eager MLA also runs the two latent norms, the rotary part and the copies that split and
+    // join the rotary and non-rotary halves of the query and key.
+    ops[static_cast<size_t>(n - 1)].launches += 5.0 * L;
   } else {
     const double n_qkv = (heads_d + 2.0 * kv_heads_d) * md.head_dim;
     gemm("qkv_proj", OpKind::gemm, M, h, n_qkv, h * n_qkv, L, 1);
@@ -196,6 +205,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     if (encoder) o.kv_bytes = 0;
     o.activation_bytes = 2.0 * M * heads_d * md.head_dim * ab * L;
     o.kernels = (eff_.fused_attention ? 1.0 : 2.0) * L;
+    o.launches = o.kernels + (encoder ? 0.0 : L);  // and the write of this step's keys and values
     add(o);
     if (!eff_.fused_attention) {
       // The score matrix between the two GEMMs: softmax and conversions are kernels of their
@@ -206,6 +216,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
       sc.kind = OpKind::elementwise;
       sc.activation_bytes = score_pairs * heads_d * score_bytes_per_pair(eff_) * L;
       sc.kernels = 2.0 * L;
+      sc.launches = sc.kernels;
       add(sc);
     }
   }
@@ -222,6 +233,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.comm_bytes = M * h * ab * 2.0 * (tp - 1.0) / tp * count;
     o.collectives = 2.0 * (tp - 1.0) * count;
     o.kernels = count;
+    o.launches = count;
     add(o);
   };
   allreduce("attn_allreduce", L);
@@ -241,6 +253,8 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     const double k = e.active_experts;
     const double f = e.expert_ffn_hidden / tp;
     gemm("router", OpKind::gemm, M, h, E, h * E, n_moe, 1);
+    // A 16-bit gate GEMM, then the top-k selection (scores and indices): three launches.
+    ops[static_cast<size_t>(n - 1)].launches = 3.0 * n_moe;
     // Expected distinct experts touched by M tokens choosing k of E uniformly; k when every
     // token picks the same ones (MoeRouting::same_experts).
     const double touched =
@@ -270,6 +284,9 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.weight_bytes = touched * per_expert_weights * expert_wb * n_moe;
     o.activation_bytes = M * k * (2.0 * h + (gate + 1.0) * f) * ab * n_moe;
     o.kernels = 3.0 * n_moe;
+    // Eager MoE: sort tokens by expert, the two grouped GEMMs (each input quantised), the
+    // activation and the weighted sum back into token order.
+    o.launches = (5.0 + 2.0 * quant_launch) * n_moe;
     o.gemm_m = tokens_per_expert;
     o.compute_rate_factor = expert_rate;
     add(o);
@@ -279,10 +296,19 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
            n_moe, 2);
       ops[static_cast<size_t>(n - 1)].weight_bytes *= expert_wb / wb;
       ops[static_cast<size_t>(n - 1)].compute_rate_factor = expert_rate;
+      ops[static_cast<size_t>(n - 1)].launches += n_moe;  // the activation between the two
     }
   }
   allreduce("ffn_allreduce", L);
   total += eval_ops<kCollect>(ops.data(), n, out, is_prefill);
+  // Host launches of an eager prompt step. With piecewise prefill graphs the host launches the
+  // attention pieces and replays one graph per layer between them.
+  double launches = 0;
+  for (int i = 0; i < n; ++i) {
+    const OpCost& o = ops[static_cast<size_t>(i)];
+    if (!dep_.prefill_cuda_graphs || o.kind == OpKind::attention) launches += o.launches;
+  }
+  if (dep_.prefill_cuda_graphs) launches += L;
 
   // --- once per step: embedding, final norm, lm_head, pipeline hand-offs ---
   n = 0;
@@ -292,6 +318,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.kind = OpKind::embedding;
     o.weight_bytes = M * h * wb;
     o.kernels = 1;
+    o.launches = 1;
     add(o);
   }
   if (!encoder) {
@@ -303,6 +330,7 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
       ops[static_cast<size_t>(n - 1)].weight_bytes = h * vocab_d * lm_head_bytes_per_element_;
       ops[static_cast<size_t>(n - 1)].issue_scale = lm_head_issue_scale_;
     }
+    ops[static_cast<size_t>(n - 1)].launches = 2;  // the 16-bit head, then the sampler
   }
   if (dep_.pp > 1) {
     OpCost o;
@@ -311,12 +339,25 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill,
     o.comm_bytes = M * h * ab * (dep_.pp - 1);
     o.collectives = dep_.pp - 1;
     o.kernels = dep_.pp - 1;
+    o.launches = o.kernels;
     add(o);
   }
   total += eval_ops<kCollect>(ops.data(), n, out, is_prefill);
+  if (!dep_.prefill_cuda_graphs) {
+    for (int i = 0; i < n; ++i) launches += ops[static_cast<size_t>(i)].launches;
+  }
+  // An eager prompt step: the host issues its launches ahead of the device (asynchronous
+  // launch), so the step ends when the slower of the two does. Decode steps replay a graph.
+  total += extra_device_s;
+  double host_s = 0;
+  if (is_prefill && rates_.prefill_launch > 0) {
+    host_s = launches * rates_.prefill_launch;
+    total = std::max(total, host_s);
+  }
   total += rates_.step_overhead;
   if constexpr (kCollect) {
     out->step_overhead_s = rates_.step_overhead;
+    out->host_launch_s = host_s;
     out->time_s = total;
   }
   return total;
@@ -397,10 +438,9 @@ double PerfModel::mixed_step_s(double prefill_tokens, double prefill_context, in
   // A fused step reads the weights once: price it as one prefill of all new tokens plus the
   // decodes' attention over their caches, the part that does not share the weight stream.
   if (prefill_tokens <= 0) return decode_step_s(decode_batch, decode_context);
-  const double fused =
-      step<false>(prefill_tokens + decode_batch, 1, prefill_context, true, nullptr);
-  if (decode_batch <= 0) return fused;
-  return fused + decode_attention_s(decode_batch, decode_context);
+  // The decodes' attention runs inside the same eager step, under its host floor.
+  const double attention = decode_batch > 0 ? decode_attention_s(decode_batch, decode_context) : 0;
+  return step<false>(prefill_tokens + decode_batch, 1, prefill_context, true, nullptr, attention);
 }
 
 StepBreakdown PerfModel::decode_breakdown(int batch, double context) const {

@@ -267,6 +267,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
     r.kernel_overhead = std::max(r.kernel_overhead, profile->kernel_overhead_s);
   }
   r.step_overhead = eff.step_overhead_s;
+  r.prefill_launch = eff.prefill_launch_overhead_s;
   r.dot_memory_overlap = eff.dot_memory_overlap;
   r.unsaturated_share = unsaturated_share;
   r.gemm_m_half = eff.gemm_m_half;

@@ -57,6 +57,10 @@ std::vector<std::string> validate(const ServingConfig& c) {
     out.push_back(
         fmt::format("request_poll_decode_steps must be >= 1, got {}", c.request_poll_decode_steps));
   }
+  if (c.prompt_wait_steps < 0)
+    out.push_back(fmt::format("prompt_wait_steps must be >= 0, got {}", c.prompt_wait_steps));
+  if (c.prompt_wait_tokens < 0)
+    out.push_back(fmt::format("prompt_wait_tokens must be >= 0, got {}", c.prompt_wait_tokens));
   if (!std::isfinite(c.kv_capacity_tokens) || c.kv_capacity_tokens < 0)
     out.push_back(fmt::format("kv_capacity_tokens must be >= 0, got {}", c.kv_capacity_tokens));
   if (c.max_context_tokens < 0)

@@ -52,6 +52,11 @@ class IdDeque {
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
   int32_t front() const { return buf_[head_]; }
+  /// The i-th id from the front, i < size().
+  int32_t at(size_t i) const {
+    const size_t k = head_ + i;
+    return buf_[k >= buf_.size() ? k - buf_.size() : k];
+  }
   void pop_front() {
     head_ = head_ + 1 == buf_.size() ? 0 : head_ + 1;
     --size_;
@@ -351,6 +356,9 @@ class Engine {
   /// max_seqs and the blocks above the watermark hold each; the first that does not fit stops
   /// it. Adds each prompt's tokens and its tokens x mean context to the step's sums.
   void admit_whole_prompts(int64_t& budget, double t, double& tokens, double& ctx_weighted);
+  /// Batch waiting (ServingConfig::prompt_wait_steps): whether this step, with `decodes`
+  /// sequences decoding, holds the waiting prompts back; counts the held steps.
+  bool hold_prompts(int decodes);
   // What admitting r takes: its prompt's blocks (vLLM: allocated on demand as tokens arrive), or
   // with reserve_full_sequence every block its prompt and remaining output will fill (TensorRT-LLM
   // GUARANTEED_NO_EVICT: a request is admitted only if it can run to its end without eviction).
@@ -494,6 +502,8 @@ class Engine {
   // Decode-only steps since the engine last took in requests (request_poll_decode_steps); a
   // step with prompt tokens sets it to the interval, so the next step takes them in.
   int64_t poll_count_ = 0;
+  // Steps waiting prompts have been held out by batch waiting (ServingConfig::prompt_wait_steps).
+  int64_t prompt_wait_count_ = 0;
 
   int32_t head_ = -1, tail_ = -1;
   int running_ = 0, decoding_ = 0;

@@ -54,6 +54,24 @@ void Engine::admit_whole_prompts(int64_t& budget, double t, double& tokens, doub
   }
 }
 
+bool Engine::hold_prompts(int decodes) {
+  if (cfg_.prompt_wait_steps <= 0 || decodes <= 0 || waiting_.empty()) return false;
+  // TensorRT-LLM's _waiting_requests: the waiting prompts' tokens and the step's decodes, against
+  // batch_wait_max_tokens_ratio x max_num_tokens; counted only as far as the level.
+  bool below = true;
+  if (cfg_.prompt_wait_tokens > 0) {
+    int64_t tokens = decodes;
+    for (size_t i = 0; i < waiting_.size(); ++i) {
+      tokens += reqs_[static_cast<size_t>(waiting_.at(i))].total;
+      if (tokens >= cfg_.prompt_wait_tokens) break;
+    }
+    below = tokens < cfg_.prompt_wait_tokens;
+  }
+  const bool hold = below && prompt_wait_count_ < cfg_.prompt_wait_steps;
+  prompt_wait_count_ = hold ? prompt_wait_count_ + 1 : 0;
+  return hold;
+}
+
 ServingResult Engine::run() {
   begin();
   while (step() == Status::ran) {
@@ -116,6 +134,7 @@ Engine::Status Engine::step() {
       free_blocks_ -= phase_count_[ph];
       decodes = decoding_;
       budget -= decodes;
+      const bool hold = hold_prompts(decodes);
       if (cfg_.chunked()) {
         // Continue partial prefills, then admit new requests, within the token budget.
         for (size_t i = 0; i < prefilling_.size() && budget > 0; ++i) {
@@ -134,7 +153,7 @@ Engine::Status Engine::step() {
         // New requests only in a step without preemption (vLLM v1), and only when the whole
         // prompt's blocks fit above the watermark (vLLM's can_allocate): admitting into a full
         // cache would only be preempted again.
-        while (!preempted && budget > 0 && !waiting_.empty() && running_ < cfg_.max_seqs) {
+        while (!preempted && !hold && budget > 0 && !waiting_.empty() && running_ < cfg_.max_seqs) {
           const int32_t id = waiting_.front();
           Req& r = reqs_[static_cast<size_t>(id)];
           const int64_t need = admission_blocks(r);
@@ -165,7 +184,9 @@ Engine::Status Engine::step() {
       } else if (cfg_.prompt_schedule == PromptSchedule::whole_with_decodes) {
         // Whole prompts behind the decodes, in arrival order, while the budget holds each; the
         // first that does not fit stops the step's admissions (TensorRT-LLM, no chunked context).
-        if (!preempted) admit_whole_prompts(budget, t, prefill_tokens, prefill_ctx_weighted);
+        if (!preempted && !hold) {
+          admit_whole_prompts(budget, t, prefill_tokens, prefill_ctx_weighted);
+        }
       }
     }
     deliver_in_transit();

@@ -32,9 +32,13 @@ struct OpCost {
   double flops = 0;
   double weight_bytes = 0;
   double activation_bytes = 0;
-  double kv_bytes = 0;     ///< KV-cache reads + writes
-  double comm_bytes = 0;   ///< bytes each device sends over the link
-  double kernels = 0;      ///< kernel launches (overhead count)
+  double kv_bytes = 0;    ///< KV-cache reads + writes
+  double comm_bytes = 0;  ///< bytes each device sends over the link
+  double kernels = 0;     ///< kernel launches (overhead count)
+  /// Host launches of the op in an eager framework step (PyTorch): its kernels plus the
+  /// activation quantisation, routing and copy kernels an eager engine runs beside them. Read
+  /// only where the stack prices eager prompt steps (prefill_launch_overhead_s).
+  double launches = 0;
   double gemm_m = 0;       ///< rows of the GEMM (tokens in flight), for the small-M efficiency ramp
   double collectives = 0;  ///< link round trips (latency count)
   /// The op's tensor rate relative to the deployment's compute type (1 = that type's rate; 0.5 =
@@ -59,8 +63,11 @@ struct OpTime {
 
 struct StepBreakdown {
   std::vector<OpTime> ops;
-  double time_s = 0;  ///< sum of op times + step overhead
+  double time_s = 0;  ///< max(sum of op times, host_launch_s) + step overhead
   double step_overhead_s = 0;
+  /// Host time of an eager prompt step's launches (launches x prefill_launch_overhead_s); where
+  /// it exceeds the ops' sum, time_s is it plus the step overhead. 0 = not modelled.
+  double host_launch_s = 0;
   double flops = 0;
   double bytes = 0;
 };

@@ -64,6 +64,11 @@ struct Deployment {
   /// Compute type override; unset = derived from the precision (see resolve_compute_type).
   std::optional<ComputeType> compute;
   MoeRouting moe_routing = MoeRouting::uniform;  ///< MoE models only
+  /// The engine replays its prompt steps as piecewise CUDA graphs (SGLang
+  /// --enable-piecewise-cuda-graph, TensorRT-LLM enable_piecewise_cuda_graph): only the eager
+  /// attention pieces and one replay per layer are launched from the host, so the stack's
+  /// prefill_launch_overhead_s floor counts those launches alone.
+  bool prefill_cuda_graphs = false;
 };
 
 /// Which compute roof a GEMM with these formats runs on, for this hardware. Weight-only formats
@@ -139,6 +144,7 @@ class PerfModel {
     double link_latency = 0;  ///< s per collective step
     double kernel_overhead = 0;
     double step_overhead = 0;
+    double prefill_launch = 0;  ///< StackEfficiency::prefill_launch_overhead_s (0 = no floor)
     double gemm_m_half = 0;
     double gemm_overlap_norm_p = 0;  ///< StackEfficiency::gemm_overlap_norm_p (0 = max)
     double weights_per_s = 0;        ///< issue limit of weight-streaming ops (0 = none)
@@ -151,8 +157,10 @@ class PerfModel {
  private:
   PerfModel() = default;
   template <bool kCollect>
+  /// `extra_device_s`: device time priced outside the op list (a mixed step's decode
+  /// attention), added before the eager host floor is applied.
   double step(double new_tokens_per_seq, int batch, double context, bool is_prefill,
-              StepBreakdown* out) const;
+              StepBreakdown* out, double extra_device_s = 0) const;
   double pipelined(double sequential_s, double tokens) const;
   /// Attention per layer and device: FLOPs of one query-key pair, bytes of one cached token.
   struct AttentionUnits {

@@ -88,6 +88,15 @@ struct ServingConfig {
   /// 1 = every step (every other engine's default). Read by the simulator; the analytic path
   /// does not model it (no catalog stack polls less often than every step).
   int request_poll_decode_steps = 1;
+  /// Batch waiting (TensorRT-LLM's batch_wait_timeout_iters and batch_wait_max_tokens_ratio):
+  /// while sequences decode, waiting prompts are held out of the step until they have waited
+  /// this many steps, or until they and the step's decodes make prompt_wait_tokens tokens; the
+  /// count restarts when they are let in. An engine with nothing decoding takes them at once.
+  /// 0 = no waiting. Read by the simulator; the analytic path does not model it.
+  int prompt_wait_steps = 0;
+  /// The token level that ends a batch wait early (batch_wait_max_tokens_ratio x
+  /// max_num_tokens); 0 = only the step count ends it.
+  int prompt_wait_tokens = 0;
   int kv_block_tokens = 16;  ///< paged KV block size
   /// KV capacity override in tokens; 0 = the step model's kv_capacity_tokens().
   double kv_capacity_tokens = 0;

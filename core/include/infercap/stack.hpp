@@ -36,7 +36,13 @@ struct StackEfficiency {
   double gemm_overlap_norm_p = 0;
   double kernel_overhead_s = 0;  ///< fixed time per kernel launch (or per op on CPUs)
   double step_overhead_s = 0;    ///< fixed time per forward step (scheduling, sampling)
-  bool fused_attention = true;   ///< flash-style attention; false materialises the score matrix
+  /// Host time per kernel launch of a step that carries prompt tokens, in an engine that replays
+  /// decode steps as CUDA graphs but runs prompt steps eagerly (SGLang, TensorRT-LLM's PyTorch
+  /// backend): the host issues the step's launches ahead of the device, so the step takes the
+  /// longer of its device time and launches x this. Seconds; 0 = not modelled (the engine graphs
+  /// its prompt steps too, or launches cost kernel_overhead_s alone).
+  double prefill_launch_overhead_s = 0;
+  bool fused_attention = true;  ///< flash-style attention; false materialises the score matrix
   /// With fused_attention false: bytes per query-key pair and head that the kernels between the
   /// two attention GEMMs move through memory (the score matrix written by QK^T, its softmax,
   /// any precision conversions, read back by PV). 0 = not stated: 16, fp32 scores written, read

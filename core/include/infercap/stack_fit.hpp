@@ -119,6 +119,11 @@ struct BenchCase {
   /// Decode-only steps between the engine's polls for new requests as the row states it
   /// (ServingConfig::request_poll_decode_steps; SGLang --scheduler-recv-interval); 1 = every step.
   int request_poll_decode_steps = 1;
+  /// Batch waiting as the row states it (ServingConfig::prompt_wait_steps and
+  /// prompt_wait_tokens; TensorRT-LLM batch_wait_timeout_iters, batch_wait_max_tokens_ratio x
+  /// max_num_tokens); 0 = none.
+  int prompt_wait_steps = 0;
+  int prompt_wait_tokens = 0;
   /// A serving row's prompt lengths as equal-weight points (tokens; a dataset's spread, e.g.
   /// the mean of each 1/N share of its sorted lengths), whose mean is `prompt_tokens`; empty =
   /// every prompt `prompt_tokens` long.
