@@ -21,7 +21,9 @@ latencies are in seconds (the client's `*_ms` / 1000), throughputs per GPU (over
 rows give the deployment's output tokens/s (output_tput_per_gpu x TP). ITL is left out: the
 engines stream 10 or 30 tokens a chunk (`stream_interval`), so the client's inter-token gaps are
 gaps between chunks. SGLang's --scheduler-recv-interval (and --num-continuous-decode-steps,
-which runs that many decode steps between scheduling passes) becomes `request_poll_steps`.
+which runs that many decode steps between scheduling passes) becomes `request_poll_steps`, and
+TensorRT-LLM's piecewise CUDA graphs for prompt steps `prefill_cuda_graphs` and its batch waiting
+`prompt_wait_steps` / `prompt_wait_tokens`.
 """
 import argparse
 import csv
@@ -32,7 +34,8 @@ HEADER = ["id", "source", "hardware", "hw_count", "mem_bw_gbs", "model", "params
           "precision", "input_len", "output_len", "batch", "metric", "value", "unit", "stack",
           "notes", "tp", "serving_mode", "requests", "max_batch", "max_num_tokens",
           "memory_fraction", "kv_precision", "chunked_prefill", "request_poll_steps",
-          "input_len_points", "output_len_points"]
+          "prefill_cuda_graphs", "prompt_wait_steps", "prompt_wait_tokens", "input_len_points",
+          "output_len_points"]
 
 IX = "SemiAnalysisAI/InferenceX"
 CLIENT_VENDORED = ("InferenceX's vendored client (utils/bench_serving/benchmark_serving.py, from "
@@ -56,7 +59,8 @@ def trt_b200(tp, memory_note):
         launch=f"trtllm-serve {R1} --tp_size {tp} --ep_size 1 "
                "--max_num_tokens max((conc + isl + 127) // 64 x 64, 8192); extra options: "
                f"MoE backend TRTLLM, kv_cache_config dtype fp8 free_gpu_memory_fraction {memory_note}",
-        kv="fp8", chunked="false", max_tokens="trt", memory_fraction=None, max_batch=None)
+        kv="fp8", chunked="false", max_tokens="trt", memory_fraction=None, max_batch=None,
+        graphs="trt-fp8")
 
 
 def trt_b200_fp4(tp, date):
@@ -223,6 +227,20 @@ def main():
         poll = d.get("poll", "")
         if poll == "b200-tp8":
             poll = 10 if conc < 16 else 30
+        # Piecewise CUDA graphs for prompt steps: the FP8 TensorRT-LLM script turns them on at
+        # 1k1k conc >= 64, 1k8k conc >= 128 and 8k1k conc >= 64 (IX ec7bafaae,
+        # benchmarks/dsr1_fp8_b200_trt.sh:35-51); the FP4 script only with EP 8 (none here);
+        # SGLang's scripts never pass --enable-piecewise-cuda-graph.
+        graphs = "false"
+        if d.get("graphs") == "trt-fp8" and conc >= {(1024, 1024): 64, (1024, 8192): 128,
+                                                     (8192, 1024): 64}.get((isl, osl), 1 << 30):
+            graphs = "true"
+        # Batch waiting, the same script at 1k1k conc >= 64 (:35-39): batch_wait_timeout_iters
+        # 40, batch_wait_max_tokens_ratio 0.8 (of max_num_tokens; TensorRT-LLM stops waiting at
+        # tokens >= ratio x max_num_tokens, so the integer level is its ceiling).
+        wait_steps, wait_tokens = "", ""
+        if d.get("graphs") == "trt-fp8" and (isl, osl) == (1024, 1024) and conc >= 64:
+            wait_steps, wait_tokens = 40, -(-8 * max_tokens // 10)
         if max_batch == "h200":
             max_batch = 512 if (isl, osl) == (1024, 1024) else 256
         ip, op = uniform_points(isl), uniform_points(osl)
@@ -255,7 +273,7 @@ def main():
                 unit, d["stack"], notes, tp, "concurrency", 10 * conc,
                 "" if max_batch is None else max_batch, max_tokens,
                 "" if d["memory_fraction"] is None else fmt_num(d["memory_fraction"]),
-                d["kv"], d["chunked"], poll, ";".join(fmt_num(x) for x in ip),
+                d["kv"], d["chunked"], poll, graphs, wait_steps, wait_tokens, ";".join(fmt_num(x) for x in ip),
                 ";".join(fmt_num(x) for x in op)])
             n += 1
     for why, count in sorted(skipped.items(), key=lambda kv: -kv[1]):
