@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include "infercap/serving.hpp"
 #include "serving_doubles.hpp"
@@ -86,6 +87,22 @@ TEST_CASE("a finite closed-loop run: N clients, R requests, ramp and drain count
   }
 }
 
+namespace {
+
+// Three requests of a 1-token prompt and 1000 output tokens, arriving deterministically at
+// 2.4 s, 4.8 s and 7.2 s for steps of s, in a finite run that counts each.
+std::pair<RequestClass, SimOptions> three_arrivals(double s) {
+  RequestClass cls = make_class(1 / (2.4 * s), *fixed_length(1), *fixed_length(1000));
+  cls.arrival.kind = ArrivalKind::deterministic;
+  SimOptions opt;
+  opt.requests = 3;
+  opt.warmup_requests = 0;
+  opt.finite_run = true;
+  return {cls, opt};
+}
+
+}  // namespace
+
 TEST_CASE("an engine that polls every N decode steps takes arrivals in only then", "[model]") {
   // SGLang's --scheduler-recv-interval N: a busy engine takes in new requests when N decode-only
   // steps have run since it last did, or right after a step with prompt tokens; an idle one at
@@ -99,12 +116,10 @@ TEST_CASE("an engine that polls every N decode steps takes arrivals in only then
   //    8.4 s: TTFTs 4.6 s and 2.2 s; mean 7.8 s / 3 (medians 1.2 s and 2.2 s).
   ConstStep m;
   const double s = m.s;
-  RequestClass cls = make_class(1 / (2.4 * s), *fixed_length(1), *fixed_length(1000));
-  cls.arrival.kind = ArrivalKind::deterministic;
-  SimOptions opt;
-  opt.requests = 3;
-  opt.warmup_requests = 0;
-  opt.finite_run = true;
+  // Named references, not a structured binding: clang 14 cannot capture one in a lambda.
+  const auto arrivals = three_arrivals(s);
+  const RequestClass& cls = arrivals.first;
+  const SimOptions& opt = arrivals.second;
   auto run = [&](int poll) {
     ServingConfig cfg = single_server();
     cfg.max_seqs = 4;
@@ -140,12 +155,10 @@ TEST_CASE("batch waiting holds prompts for W steps, or until the token level", "
   //    1.2 s; mean 5.8 s / 3.
   ConstStep m;
   const double s = m.s;
-  RequestClass cls = make_class(1 / (2.4 * s), *fixed_length(1), *fixed_length(1000));
-  cls.arrival.kind = ArrivalKind::deterministic;
-  SimOptions opt;
-  opt.requests = 3;
-  opt.warmup_requests = 0;
-  opt.finite_run = true;
+  // Named references, not a structured binding: clang 14 cannot capture one in a lambda.
+  const auto arrivals = three_arrivals(s);
+  const RequestClass& cls = arrivals.first;
+  const SimOptions& opt = arrivals.second;
   auto run = [&](int steps, int tokens) {
     ServingConfig cfg = single_server();
     cfg.max_seqs = 4;
