@@ -55,7 +55,7 @@ def trt_b200(tp, memory_note):
     """benchmarks/dsr1_fp8_b200_trt.sh at IX ec7bafaae (TensorRT-LLM 1.2.0rc6.post2)."""
     return dict(
         commit="ec7bafaae", script="benchmarks/dsr1_fp8_b200_trt.sh",
-        image="nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6.post2", stack="TensorRT-LLM",
+        image="nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6.post2", stack="TensorRT-LLM PyTorch",
         launch=f"trtllm-serve {R1} --tp_size {tp} --ep_size 1 "
                "--max_num_tokens max((conc + isl + 127) // 64 x 64, 8192); extra options: "
                f"MoE backend TRTLLM, kv_cache_config dtype fp8 free_gpu_memory_fraction {memory_note}",
@@ -72,7 +72,7 @@ def trt_b200_fp4(tp, date):
         commit="029199755" if old else "6eecc0e66",
         script="benchmarks/dsr1_fp4_b200_trt_slurm.sh" if old else "benchmarks/dsr1_fp4_b200_trt.sh",
         image="nvcr.io/nvidia/tensorrt-llm/release:" + ("1.1.0rc2.post2" if old else "1.2.0rc6.post2"),
-        stack="TensorRT-LLM", client=CLIENT_CLONED if old else CLIENT_VENDORED,
+        stack="TensorRT-LLM PyTorch", client=CLIENT_CLONED if old else CLIENT_VENDORED,
         launch=f"trtllm-serve {R1_FP4} --tp_size {tp} --ep_size 1 --max_num_tokens {tokens}; "
                "extra options: MoE backend TRTLLM, kv_cache_config dtype fp8 "
                "free_gpu_memory_fraction 0.8 enable_block_reuse false, cuda_graph_config "

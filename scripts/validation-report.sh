@@ -640,9 +640,11 @@ for key, m in points.items():
 PY
   echo
   echo "On NVIDIA GPUs the decode side holds: in FP8, output tokens/s, mean TPOT and mean end-to-end"
-  echo "latency are within 15-18% median (50 points each), the model 11-14% long: TensorRT-LLM runs a"
-  echo "step that takes in a prompt (a mixed step) without CUDA graphs, so it pays the host floor"
-  echo "below, and its running sequences wait for it (B200 TP4 SGLang, four points with 32 running"
+  echo "latency are within 15-18% median (50 points each), the model 11-14% long: TensorRT-LLM's"
+  echo "PyTorch backend, which these runs use (stack \`tensorrt-llm-pytorch\`; MLPerf's runs, on"
+  echo "TensorRT engines, stay on \`tensorrt-llm\`), runs a step that takes in a prompt (a mixed step)"
+  echo "without CUDA graphs, so it pays the host floor below, and its running sequences wait for it"
+  echo "(B200 TP4 SGLang, four points with 32 running"
   echo "sequences, is the worst the other way: end to end 41% short). In NVFP4 within 3-4% at TP4"
   echo "(12 points), but at TP8 the model's decode is 37% long (9 points, 4 to 32 clients): with a"
   echo "4.5-bit model spread over eight GPUs a step is mostly its 122 all-reduces, which the model"

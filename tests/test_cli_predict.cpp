@@ -124,7 +124,8 @@ TEST_CASE("predict: bad input gets one clear message and exit code 3", "[golden]
   check("predict -m llama-3.1-8b --tp 3",
         "error: tp: 3 does not divide the model's 32 attention heads");
   check("predict -m llama-3.1-8b -H t4 -s tensorrt-llm-x",
-        "error: unknown stack 'tensorrt-llm-x'; did you mean 'tensorrt-llm', 'tensorrt-llm-0.9'?");
+        "error: unknown stack 'tensorrt-llm-x'; did you mean 'tensorrt-llm', 'tensorrt-llm-0.9', "
+        "'tensorrt-llm-pytorch'?");
   check("predict -m bert-base -H xeon-8480p -s tensorrt-llm",
         "error: stack 'tensorrt-llm' does not run on cpu hardware ('xeon-8480p')");
 }
