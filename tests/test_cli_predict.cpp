@@ -95,6 +95,30 @@ TEST_CASE("predict --format json: per-operator answer for llama-3.1-8b on h200",
   CHECK(double(j["memory"]["kv_bytes_per_token"]) == Approx(131072));
 }
 
+TEST_CASE("predict: an eager prompt step's host wait is an operator row, so the rows still sum",
+          "[golden]") {
+  // tensorrt-llm-pytorch launches its DeepSeek-V3 prompt step from Python: 1501 launches at the
+  // stack's figure outlast the device's operators at 1600 tokens on 8 x H200, and the wait they
+  // add is the `host_launches` row: the operators, that row and the step overhead make the TTFT.
+  const Run r =
+      run("predict -m deepseek-v3 -H h200 -s tensorrt-llm-pytorch --weights fp8 --activations fp8 "
+          "--kv fp8 --tp 8 -p 1600 -o 600 --format json");
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  double sum = 0, device = 0, host_wait = -1;
+  for (const auto& op : j["ops"]["prefill"]) {
+    sum += double(op["time_s"]);
+    if (op["op"] == "host_launches") {
+      host_wait = op["time_s"];
+    } else if (op["op"] != "step_overhead") {
+      device += double(op["time_s"]);
+    }
+  }
+  CHECK(sum == Approx(double(j["ttft_s"])).epsilon(1e-9));
+  REQUIRE(host_wait > 0);
+  CHECK(device + host_wait == Approx(1501 * 108.2e-6).epsilon(1e-3));
+}
+
 TEST_CASE("predict: csv and md printers carry the same summary row", "[golden]") {
   const Run csv = run("predict -m llama-3.2-1b -H rtx-4090 -b 4 -p 256 -o 64 -f csv");
   REQUIRE(csv.rc == 0);
