@@ -297,9 +297,10 @@ TEST_CASE("weight-only int8 pays the per-weight issue cost, W8A8 and bf16 do not
   }
 }
 
-TEST_CASE("tensorrt-llm-pytorch's eager prompt step: TensorRT-LLM #5929's batch-1 TTFT over its "
-          "launches",
-          "[unit]") {
+TEST_CASE(
+    "tensorrt-llm-pytorch's eager prompt step: TensorRT-LLM #5929's batch-1 TTFT over its "
+    "launches",
+    "[unit]") {
   // TensorRT-LLM #5929 (v0.21, trtllm-serve, batch 1, 1600-token prompts, TP 8): TTFT p50
   // 0.16463 s for DeepSeek-R1 FP8 on 8 x H200, 0.16104 s FP4 on 8 x B200. The stack fuses
   // elementwise work, so its eager DeepSeek-V3 step launches, per MoE layer, the MLA projections
