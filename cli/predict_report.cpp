@@ -41,10 +41,7 @@ ResultTable operator_table(const StepBreakdown& b, const std::string& title) {
            o.compute_s, o.memory_s, o.issue_s, o.overhead_s});
   }
   // An eager prompt step whose host launches outlast its operators: the wait they add.
-  double op_sum = 0;
-  for (const auto& o : b.ops) op_sum += o.time_s;
-  if (b.host_launch_s > op_sum) {
-    const double wait = b.host_launch_s - op_sum;
+  if (const double wait = host_wait_s(b); wait > 0) {
     t.add({std::string("host_launches"), std::string("overhead"), wait,
            b.time_s > 0 ? wait / b.time_s : 0.0, std::string("overhead"), 0.0, 0.0, 0.0, 0.0, 0.0,
            0.0, 0.0, 0.0, wait});

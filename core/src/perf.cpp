@@ -131,6 +131,18 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill, StepBr
   const double quant_launch =
       !eff_.fused_elementwise && bytes_per_element(dep_.precision.activations) < 2 ? 1.0 : 0.0;
   auto add = [&](OpCost o) { ops[static_cast<size_t>(n++)] = o; };
+  // Host launches of an eager prompt step, counted only where the stack prices them. With
+  // piecewise prefill graphs the host launches the attention pieces and replays one graph per
+  // layer between them.
+  const bool eager_floor = is_prefill && rates_.prefill_launch > 0;
+  double launches = 0;
+  auto count_launches = [&] {
+    if (!eager_floor) return;
+    for (int i = 0; i < n; ++i) {
+      const OpCost& o = ops[static_cast<size_t>(i)];
+      if (!dep_.prefill_cuda_graphs || o.kind == OpKind::attention) launches += o.launches;
+    }
+  };
   auto gemm = [&](std::string_view name, OpKind kind, double m_rows, double k, double nn,
                   double weights, double count, double kernels) {
     OpCost o;
@@ -301,14 +313,8 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill, StepBr
   }
   allreduce("ffn_allreduce", L);
   total += eval_ops<kCollect>(ops.data(), n, out, is_prefill);
-  // Host launches of an eager prompt step. With piecewise prefill graphs the host launches the
-  // attention pieces and replays one graph per layer between them.
-  double launches = 0;
-  for (int i = 0; i < n; ++i) {
-    const OpCost& o = ops[static_cast<size_t>(i)];
-    if (!dep_.prefill_cuda_graphs || o.kind == OpKind::attention) launches += o.launches;
-  }
-  if (dep_.prefill_cuda_graphs) launches += L;
+  count_launches();
+  if (eager_floor && dep_.prefill_cuda_graphs) launches += L;
 
   // --- once per step: embedding, final norm, lm_head, pipeline hand-offs ---
   n = 0;
@@ -343,14 +349,12 @@ double PerfModel::step(double q, int batch, double past, bool is_prefill, StepBr
     add(o);
   }
   total += eval_ops<kCollect>(ops.data(), n, out, is_prefill);
-  if (!dep_.prefill_cuda_graphs) {
-    for (int i = 0; i < n; ++i) launches += ops[static_cast<size_t>(i)].launches;
-  }
+  count_launches();
   // An eager prompt step: the host issues its launches ahead of the device (asynchronous
   // launch), so the step ends when the slower of the two does. Decode steps replay a graph.
   total += extra_device_s;
   double host_s = 0;
-  if (is_prefill && rates_.prefill_launch > 0) {
+  if (eager_floor) {
     host_s = launches * rates_.prefill_launch;
     total = std::max(total, host_s);
   }

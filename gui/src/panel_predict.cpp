@@ -525,14 +525,13 @@ void draw_predict_panel(App& app) {
   if (ImGui::RadioButton("prefill", app.ops_show_prefill)) app.ops_show_prefill = true;
   ImGui::SameLine();
   const StepBreakdown& b = app.ops_show_prefill ? p.prefill : p.decode;
-  double op_sum = 0;
-  for (const auto& o : b.ops) op_sum += o.time_s;
-  if (b.host_launch_s > op_sum) {
+  if (const double wait = host_wait_s(b); wait > 0) {
     // An eager prompt step whose host launches outlast the device work.
-    ImGui::TextDisabled(
-        "step %s: host launches %s (the operators %s), fixed step overhead %s",
-        fmt_q(b.time_s, Dim::seconds).c_str(), fmt_q(b.host_launch_s, Dim::seconds).c_str(),
-        fmt_q(op_sum, Dim::seconds).c_str(), fmt_q(b.step_overhead_s, Dim::seconds).c_str());
+    ImGui::TextDisabled("step %s: host launches %s (the operators %s), fixed step overhead %s",
+                        fmt_q(b.time_s, Dim::seconds).c_str(),
+                        fmt_q(b.host_launch_s, Dim::seconds).c_str(),
+                        fmt_q(b.host_launch_s - wait, Dim::seconds).c_str(),
+                        fmt_q(b.step_overhead_s, Dim::seconds).c_str());
   } else {
     ImGui::TextDisabled("step %s, of which fixed step overhead %s",
                         fmt_q(b.time_s, Dim::seconds).c_str(),

@@ -72,4 +72,12 @@ struct StepBreakdown {
   double bytes = 0;
 };
 
+/// The part of a step's time its host launches add beyond its operators (0 where the device is
+/// the slower): what predict's operator table and the GUI show as the host's wait.
+inline double host_wait_s(const StepBreakdown& b) {
+  double ops_s = 0;
+  for (const auto& o : b.ops) ops_s += o.time_s;
+  return b.host_launch_s > ops_s ? b.host_launch_s - ops_s : 0.0;
+}
+
 }  // namespace infercap
