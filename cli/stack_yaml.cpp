@@ -33,6 +33,12 @@ std::string stack_to_yaml(const StackSpec& s) {
     o += fmt::format("kv_admission: {}\n", kKvAdmissionFullSequenceName);
   if (s.pipeline_microbatches) o += "pipeline_microbatches: true\n";
   if (s.overlap_scheduling) o += "overlap_scheduling: true\n";
+  if (!s.vendors.empty()) {
+    o += "vendors: [";
+    for (size_t i = 0; i < s.vendors.size(); ++i)
+      o += (i ? ", " : "") + spec::quoted_scalar(s.vendors[i]);
+    o += "]\n";
+  }
   if (s.prompt_schedule != PromptSchedule::chunked)
     o += fmt::format("prompt_schedule: {}\n", prompt_schedule_name(s.prompt_schedule));
   o += "classes:\n";

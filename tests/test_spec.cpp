@@ -555,6 +555,17 @@ TEST_CASE("a rewritten stack keeps its prompt scheduling; an unknown one is an e
   CHECK(ahead_back->overlap_scheduling);
   CHECK_FALSE(plain->overlap_scheduling);
   CHECK(cli::stack_to_yaml(*plain).find("overlap_scheduling") == std::string::npos);
+  // vendors survives the rewrite; none is the default and written as nothing.
+  Diagnostics d8;
+  auto amd_only = tiny_stack("vendors: [\"amd\"]\n", "", d8);
+  REQUIRE(amd_only);
+  CHECK(amd_only->vendors == std::vector<std::string>{"amd"});
+  Diagnostics d9;
+  auto amd_back = written_back(*amd_only, d9);
+  REQUIRE(amd_back);
+  CHECK(amd_back->vendors == amd_only->vendors);
+  CHECK(plain->vendors.empty());
+  CHECK(cli::stack_to_yaml(*plain).find("vendors") == std::string::npos);
   // The old boolean key is gone: an unknown key, as any other.
   Diagnostics d5;
   CHECK_FALSE(tiny_stack("chunked_prefill: false\n", "", d5));

@@ -277,6 +277,24 @@ TEST_CASE("duplicate names and colliding aliases in a catalog are diagnostics", 
   CHECK(cat.find_model("small model")->name == "small");
 }
 
+TEST_CASE("a stack's vendors must be vendors of the catalog's hardware", "[unit]") {
+  // vendor-catalog: hardware from 'nvidia' and 'amd', a stack for "amd" and a misspelt "nvida".
+  // The misspelling is reported at its list element with the nearest vendor, and the stack
+  // keeps its list (the check reports, it does not rewrite): 'nvida' then matches no hardware.
+  Diagnostics d;
+  const std::string dir = kBad + "vendor-catalog";
+  const Catalog cat = Catalog::load(dir, d);
+  REQUIRE(d.size() == 1);
+  CHECK(d.lines()[0] == dir +
+                            "/stacks/two-vendors.yaml:4:18: error: vendors[1]: vendor 'nvida' is "
+                            "not the vendor of any catalog hardware; did you mean 'nvidia'?");
+  const infercap::StackSpec* s = cat.find_stack("two-vendors");
+  REQUIRE(s != nullptr);
+  CHECK(s->vendors == std::vector<std::string>{"amd", "nvida"});
+  CHECK(infercap::stack_runs_on(*s, *cat.find_hardware("red-gpu")));
+  CHECK_FALSE(infercap::stack_runs_on(*s, *cat.find_hardware("green-gpu")));
+}
+
 TEST_CASE("every file in tests/data/bad is listed above", "[unit]") {
   // A fixture nobody checks would pass for the wrong reason.
   std::vector<std::string> files;

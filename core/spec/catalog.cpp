@@ -134,6 +134,30 @@ std::vector<std::string> near_in(const std::vector<Spec>& entries, std::string_v
   return out;
 }
 
+// A stack's `vendors` must be vendors the catalog's hardware names: a misspelt one would turn
+// away every device without a word at load time.
+void check_stack_vendors(const StackSpec& s, const Document& doc,
+                         const std::vector<HardwareSpec>& hardware, Diagnostics& diags) {
+  std::vector<std::string> known;
+  for (const auto& h : hardware) {
+    if (!h.vendor.empty() && std::find(known.begin(), known.end(), h.vendor) == known.end())
+      known.push_back(h.vendor);
+  }
+  const YAML::Node list = doc.root["vendors"];
+  for (std::size_t i = 0; i < s.vendors.size(); ++i) {
+    if (std::find(known.begin(), known.end(), s.vendors[i]) != known.end()) continue;
+    const Position p = list.IsDefined() && list.IsSequence() && i < list.size()
+                           ? node_position(list[i])
+                           : node_position(list);
+    std::string msg = fmt::format("vendor {} is not the vendor of any catalog hardware",
+                                  quote_text(s.vendors[i]));
+    const auto near = did_you_mean(s.vendors[i], known, 3);
+    msg += near.empty() ? fmt::format(" (expected one of: {})", fmt::join(known, ", "))
+                        : "; " + did_you_mean_text(near);
+    diags.error(doc.file, p.line, p.col, fmt::format("vendors[{}]", i), msg);
+  }
+}
+
 bool looks_like_file(std::string_view s) {
   if (s.find('/') != std::string_view::npos) return true;
   auto ends = [&](std::string_view suf) {
@@ -198,8 +222,10 @@ Catalog Catalog::load(const std::string& data_dir, Diagnostics& diags) {
   }
   for (const auto& f : yaml_files(root / "stacks")) {
     Document doc = parse_file(f, diags);
-    if (auto s = load_stack(doc, diags))
+    if (auto s = load_stack(doc, diags)) {
+      check_stack_vendors(*s, doc, c.hardware_, diags);
       add_entry(std::move(*s), doc, "stack", c.stacks_, c.stack_files_, diags);
+    }
   }
   return c;
 }

@@ -270,6 +270,7 @@ void read_stack(Reader& r, StackSpec& s, bool full) {
                               {kPromptScheduleNames[2], PromptSchedule::whole_with_decodes}}))
     s.prompt_schedule = *p;
   get(r, "overlap_scheduling", s.overlap_scheduling, false);
+  if (auto v = r.optional<std::vector<std::string>>("vendors")) s.vendors = std::move(*v);
 
   auto classes = full ? r.required_child("classes") : r.child("classes");
   if (full) {

@@ -88,10 +88,7 @@ Result<PerfModel> PerfModel::create(const ModelSpec& model, const HardwareSpec& 
         fmt::format("tp: {} does not divide the model's {} attention heads", dep.tp, model.heads)};
   }
   const StackEfficiency& eff = stack.for_class(hw.hw_class);
-  if (!eff.supported) {
-    return Error{fmt::format("stack '{}' does not run on {} hardware ('{}')", stack.name,
-                             hw_class_name(hw.hw_class), hw.name)};
-  }
+  if (auto why = stack_mismatch(stack, hw)) return Error{*why};
   PerfModel m;
   m.model_ = model;
   m.hw_ = hw;

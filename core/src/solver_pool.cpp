@@ -38,8 +38,9 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
   for (const auto& hw : in.space.hardware) {
     if (!class_allowed(pool.allowed_classes, hw.hw_class)) continue;
     for (const auto& st : in.space.stacks) {
-      // A stack that does not run on this class is not a candidate (as TP beyond a server).
-      if (!st.for_class(hw.hw_class).supported) continue;
+      // A stack that does not run on this class or vendor is not a candidate (as TP beyond a
+      // server).
+      if (!stack_runs_on(st, hw)) continue;
       const auto cls = static_cast<size_t>(hw.hw_class);
       if (cls < in.space.stack_per_class.size() && st.name != in.space.stack_per_class[cls])
         continue;

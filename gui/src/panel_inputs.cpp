@@ -110,8 +110,8 @@ void draw_inputs(App& app, bool compare_mode) {
       changed = true;
     }
     for (const auto& st : cat.stacks()) {
-      const bool runs = compare_mode || hw == nullptr || st.for_class(hw->hw_class).supported;
-      const std::string label = runs ? st.name : st.name + "  (not on this class)";
+      const bool runs = compare_mode || hw == nullptr || stack_runs_on(st, *hw);
+      const std::string label = runs ? st.name : st.name + "  (not on this hardware)";
       if (ImGui::Selectable(label.c_str(), st.name == s.stack)) {
         s.stack = st.name;
         changed = true;

@@ -186,11 +186,26 @@ struct StackSpec {
   /// The engine schedules one step ahead (ServingConfig::schedule_one_step_ahead): SGLang v0.4's
   /// zero-overhead batch scheduler; `validate`'s serving rows run so.
   bool overlap_scheduling = false;
+  /// Hardware vendors the stack's kernels run on, as the catalog names them (HardwareSpec::vendor:
+  /// "nvidia", "amd", ...); empty = any vendor its classes support. TensorRT-LLM builds for CUDA
+  /// only, and one engine's ROCm build runs other kernels (AMD's aiter, RCCL, HIP graphs) whose
+  /// costs are their own stack.
+  std::vector<std::string> vendors;
   std::vector<SourceRef> sources;  ///< provenance: the fit command, rows, date, commit
 
   const StackEfficiency& for_class(HwClass c) const { return per_class[static_cast<int>(c)]; }
   StackEfficiency& for_class(HwClass c) { return per_class[static_cast<int>(c)]; }
 };
+
+/// Why `stack` cannot run on `hw`, in words for the user ("stack 'tensorrt-llm' runs on nvidia
+/// hardware; 'mi300x' is amd"); nullopt when it can: its class is supported and, where the stack
+/// names vendors, the hardware's vendor is one of them (hardware without a vendor passes).
+std::optional<std::string> stack_mismatch(const StackSpec& stack, const HardwareSpec& hw);
+/// stack_mismatch(stack, hw) is nullopt: the capability check every candidate and prediction
+/// passes before it is priced.
+inline bool stack_runs_on(const StackSpec& stack, const HardwareSpec& hw) {
+  return !stack_mismatch(stack, hw).has_value();
+}
 
 /// The built-in datasheet roofline: every fraction 1, no overheads, no reserve.
 StackSpec ideal_stack();

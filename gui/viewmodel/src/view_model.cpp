@@ -21,10 +21,7 @@ Result<PerfModel> make_perf(const spec::Catalog& cat, const Selection& sel,
   const StackSpec* stack = cat.find_stack(stack_name);
   if (stack == nullptr) return Error{fmt::format("unknown stack '{}'", stack_name)};
   if (stack_used != nullptr) *stack_used = stack->name;
-  if (!stack->for_class(hw->hw_class).supported) {
-    return Error{fmt::format("stack '{}' does not run on {} hardware", stack->name,
-                             hw_class_name(hw->hw_class))};
-  }
+  if (auto why = stack_mismatch(*stack, *hw)) return Error{*why};
   spec::Diagnostics diags;
   auto dep = spec::make_deployment(sel.dep, diags);
   if (!dep) {
