@@ -104,7 +104,7 @@ def sglang_mi30x(hw):
     """benchmarks/single_node/dsr1_fp8_{mi300x,mi325x}.sh at IX f267602ff (SGLang v0.5.9 ROCm)."""
     return dict(
         commit="f267602ff", script=f"benchmarks/single_node/dsr1_fp8_{hw}.sh",
-        image="lmsysorg/sglang:v0.5.9-rocm700-mi30x", stack="SGLang",
+        image="lmsysorg/sglang:v0.5.9-rocm700-mi30x", stack="SGLang ROCm",
         launch="SGLANG_USE_AITER=1 SGLANG_AITER_MLA_PERSIST=1 python3 -m sglang.launch_server "
                f"--model-path {R1} --tensor-parallel-size 8 "
                "--mem-fraction-static 0.8 --cuda-graph-max-bs 128 --chunked-prefill-size 131072 "

@@ -10,6 +10,8 @@
 
 #include "catalog_fixture.hpp"
 #include "infercap/perf.hpp"
+#include "infercap/stack_fit.hpp"
+#include "measurements.hpp"
 #include "stack_yaml.hpp"
 
 using namespace infercap;
@@ -345,4 +347,113 @@ TEST_CASE(
     CHECK(b.time_s == Approx(1501 * c + 0.0005));
     CHECK(b.time_s == Approx(ttft_s).epsilon(0.02));
   }
+}
+
+TEST_CASE("sglang-rocm is sglang with InferenceX's MI325X decode over its 970 kernels a step",
+          "[model]") {
+  // data/stacks/sglang-rocm.yaml: SGLang's ROCm build (aiter kernels, RCCL, HIP graphs) keeps
+  // every figure of sglang but the cost of a kernel, derived from one published reading: mean
+  // TPOT 24.08 ms of DeepSeek-R1 FP8 on 8 x MI325X with four clients at 1k/1k (row IX-079). The
+  // model's decode step of that deployment launches, per layer, attention norm 1, the MLA
+  // projections 4, attention 1, o_proj 1, two all-reduces 2 and the FFN norm 1 = 10; per MoE
+  // layer router 1, experts 3, shared experts 2 = 6; per dense FFN layer 3; per step embedding,
+  // final norm and lm_head 3: 61 x 10 + 58 x 6 + 3 x 3 + 3 = 970. The figure is (measured - the
+  // same row's prediction at 1 ns a kernel) / 970, so the stack reproduces the reading.
+  const auto& cat = test::project_catalog().catalog;
+  const StackSpec* rocm = cat.find_stack("SGLang ROCm");
+  const StackSpec* nv = cat.find_stack("sglang");
+  const ModelSpec* ds = cat.find_model("deepseek-v3");
+  const HardwareSpec* mi325x = cat.find_hardware("mi325x");
+  REQUIRE(rocm != nullptr);
+  REQUIRE(nv != nullptr);
+  REQUIRE(ds != nullptr);
+  REQUIRE(mi325x != nullptr);
+  // Everything else is sglang's: a change to sglang that leaves sglang-rocm behind fails here.
+  StackSpec same = *rocm;
+  same.for_class(HwClass::gpu).kernel_overhead_s = nv->for_class(HwClass::gpu).kernel_overhead_s;
+  same.name = nv->name;
+  same.aliases = nv->aliases;
+  same.description = nv->description;
+  same.sources = nv->sources;
+  same.vendors = nv->vendors;
+  CHECK(cli::stack_to_yaml(same) == cli::stack_to_yaml(*nv));
+  CHECK(rocm->vendors == std::vector<std::string>{"amd"});
+  CHECK(nv->vendors == std::vector<std::string>{"nvidia"});
+
+  const double c = rocm->for_class(HwClass::gpu).kernel_overhead_s;
+  const double c0 = nv->for_class(HwClass::gpu).kernel_overhead_s;
+  StackSpec at_c0 = *rocm;  // the ROCm stack at sglang's kernel cost: what the reading corrects
+  at_c0.for_class(HwClass::gpu).kernel_overhead_s = c0;
+  Deployment d;
+  d.tp = 8;
+  d.precision.weights = d.precision.activations = d.precision.kv = DType::fp8;
+  auto with = PerfModel::create(*ds, *mi325x, *rocm, d);
+  auto without = PerfModel::create(*ds, *mi325x, at_c0, d);
+  REQUIRE(with.ok());
+  REQUIRE(without.ok());
+  const double kernels = 61 * 10 + 58 * 6 + 3 * 3 + 3;
+  CHECK(kernels == 970);
+  const double step_with = with.value().decode_breakdown(4, 1383).time_s;
+  const double step_without = without.value().decode_breakdown(4, 1383).time_s;
+  CHECK(step_with - step_without == Approx(kernels * (c - c0)).epsilon(1e-6));
+
+  spec::Diagnostics diags;
+  const auto rows = cli::read_measurements(
+      std::string(INFERCAP_SOURCE_DIR) + "/data/measurements/serving-inferencex.csv", diags);
+  REQUIRE_FALSE(diags.has_errors());
+  const auto mapped = cli::map_measurements(rows, cat);
+  const cli::MappedRow* reading = nullptr;
+  for (const auto& m : mapped)
+    if (m.row.id == "IX-079") reading = &m;
+  REQUIRE(reading != nullptr);
+  REQUIRE(reading->bench);
+  CHECK(reading->stack_name == rocm->name);
+  CHECK(reading->row.value == Approx(24.08e-3).epsilon(1e-3));
+  const auto at_floor = predict_case(*reading->bench, at_c0);
+  const auto predicted = predict_case(*reading->bench, *rocm);
+  REQUIRE(at_floor);
+  REQUIRE(predicted);
+  CHECK(c == Approx((reading->row.value - *at_floor) / kernels).epsilon(0.01));
+  CHECK(*predicted == Approx(reading->row.value).epsilon(0.02));
+}
+
+TEST_CASE("a stack runs on the vendors it names; a mismatch is refused in words", "[unit]") {
+  // TensorRT-LLM builds for CUDA only and SGLang's ROCm build is its own stack: the committed
+  // stacks say so, and a prediction of one on another vendor's device is an error naming both,
+  // not a number. Hardware that names no vendor (a user's own entry) is not turned away.
+  const auto& cat = test::project_catalog().catalog;
+  const ModelSpec* llama = cat.find_model("llama-3.1-8b");
+  const HardwareSpec* mi300x = cat.find_hardware("mi300x");
+  const HardwareSpec* h200 = cat.find_hardware("h200");
+  REQUIRE(llama != nullptr);
+  REQUIRE(mi300x != nullptr);
+  REQUIRE(h200 != nullptr);
+  for (const char* name : {"tensorrt-llm", "tensorrt-llm-0.9", "tensorrt-llm-pytorch", "sglang"}) {
+    CAPTURE(name);
+    const StackSpec* s = cat.find_stack(name);
+    REQUIRE(s != nullptr);
+    CHECK(s->vendors == std::vector<std::string>{"nvidia"});
+    CHECK(stack_runs_on(*s, *h200));
+    auto p = PerfModel::create(*llama, *mi300x, *s, Deployment{});
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error().message == "stack '" + s->name + "' runs on nvidia hardware; 'mi300x' is amd");
+  }
+  const StackSpec* rocm = cat.find_stack("sglang-rocm");
+  REQUIRE(rocm != nullptr);
+  CHECK(stack_runs_on(*rocm, *mi300x));
+  CHECK(stack_mismatch(*rocm, *h200) ==
+        "stack 'sglang-rocm' runs on amd hardware; 'h200' is nvidia");
+  HardwareSpec unnamed = *h200;
+  unnamed.vendor.clear();
+  CHECK(stack_runs_on(*rocm, unnamed));
+  // Stacks that name no vendor run on every vendor their classes support; a class they do not
+  // support is refused as before, vendor or not.
+  const StackSpec* vllm = cat.find_stack("vllm");
+  REQUIRE(vllm != nullptr);
+  CHECK(vllm->vendors.empty());
+  CHECK(stack_runs_on(*vllm, *mi300x));
+  const HardwareSpec* cpu = cat.find_hardware("epyc-9654");
+  REQUIRE(cpu != nullptr);
+  CHECK(stack_mismatch(*rocm, *cpu) ==
+        "stack 'sglang-rocm' does not run on cpu hardware ('epyc-9654')");
 }
