@@ -68,6 +68,7 @@ ResultTable stacks_table(const spec::Catalog& c) {
   t.title = "stacks";
   t.columns = {{"name", Dim::dimensionless},
                {"classes", Dim::dimensionless},
+               {"vendors", Dim::dimensionless},
                {"description", Dim::dimensionless}};
   for (const auto& s : c.stacks()) {
     std::vector<std::string> classes;
@@ -76,7 +77,10 @@ ResultTable stacks_table(const spec::Catalog& c) {
         classes.emplace_back(hw_class_name(static_cast<HwClass>(i)));
       }
     }
-    t.add({s.name, fmt::format("{}", fmt::join(classes, " ")), s.description});
+    // "any": the stack names no vendor, so it runs on every vendor its classes support.
+    t.add({s.name, fmt::format("{}", fmt::join(classes, " ")),
+           s.vendors.empty() ? std::string("any") : fmt::format("{}", fmt::join(s.vendors, " ")),
+           s.description});
   }
   return t;
 }

@@ -294,6 +294,13 @@ TEST_CASE("catalog: list and show with sources", "[golden]") {
   const Run l = run("catalog list --kind hardware -f csv");
   REQUIRE(l.rc == 0);
   CHECK(l.out.find("\nh200,gpu,nvidia,") != std::string::npos);
+  // Stacks list the vendors they run on; one that names none runs on any.
+  const Run st = run("catalog list --kind stacks -f csv");
+  REQUIRE(st.rc == 0);
+  CHECK(st.out.find("\nsglang-rocm,gpu,amd,") != std::string::npos);
+  CHECK(st.out.find("\ntensorrt-llm,gpu,nvidia,") != std::string::npos);
+  CHECK(st.out.find("\nvllm,cpu gpu npu,any,") != std::string::npos);
+  CHECK(st.out.find("\nllama.cpp-metal,gpu,apple,") != std::string::npos);
   const Run s = run("catalog show 'NVIDIA RTX 4090 24GB'");
   REQUIRE(s.rc == 0);
   CHECK(s.out.find("rtx-4090") != std::string::npos);
