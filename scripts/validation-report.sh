@@ -703,9 +703,8 @@ PY
   echo "1.1-1.2 s on H200 and 1.9-4.8 s on MI300X and MI325X, rising to 2.6 s and 7.3 s at 64"
   echo "clients: what a stall once a run, after the warm-up requests and unseen by later waves, would"
   echo "give, far longer than any prefill of the wave's 4,000-8,000 tokens. The model runs the first"
-  echo "wave like any"
-  echo "other, so its mean TTFT on those devices is short by that stall over ten waves; the medians,"
-  echo "which it does not touch, are the figures to judge TTFT by on these rows."
+  echo "wave like any other, so its mean TTFT on those devices is short by that stall over ten waves;"
+  echo "the medians, which it does not touch, are the figures to judge TTFT by on these rows."
   echo
   echo "#### MLPerf Inference"
   echo
