@@ -360,6 +360,8 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
     j["suggestions"] = plan.suggestions;
     j["unpriced"] = plan.unpriced;
     j["unpriced_note"] = plan.unpriced_note;
+    j["no_stack"] = plan.no_stack;
+    j["no_stack_note"] = plan.no_stack_note;
     j["candidates_evaluated"] = plan.candidates_evaluated;
     j["candidates_verified"] = plan.candidates_verified;
     return j.dump(2) + "\n";
@@ -384,6 +386,7 @@ std::string render_plan(const Plan& plan, const PlanInputs& in, const PlanPrintO
   if (!o.description.empty()) out += o.description + "\n";
   // The headline says which candidates never competed for want of a price.
   if (!plan.unpriced.empty()) out += fmt::format("Note: {}.\n", plan.unpriced_note);
+  if (!plan.no_stack.empty()) out += fmt::format("Note: {}.\n", plan.no_stack_note);
   if (plan.feasible) {
     heading(fmt::format("Recommended: {}", plan.recommended.label));
     out += render(fleet_table(plan.recommended, b), o.format);

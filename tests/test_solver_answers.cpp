@@ -221,3 +221,35 @@ TEST_CASE("hardware without a price is named in the plan, not dropped in silence
   CHECK(all_priced->unpriced.empty());
   CHECK(all_priced->unpriced_note.empty());
 }
+
+TEST_CASE("hardware no stack of the search runs on is named in the plan, not dropped in silence",
+          "[unit][solver]") {
+  // The search's one stack names acme's devices only: a priced device of another vendor is never
+  // a candidate, and the plan says why in the mismatch's own words. A stack for every vendor (or
+  // a second stack that runs there) clears the note.
+  PlanInputs in = inputs(100, 50);
+  in.space.stacks[0].vendors = {"acme"};
+  HardwareSpec other = test_gpu();
+  other.name = "elsewhere";
+  other.vendor = "zenith";
+  in.space.hardware.push_back(other);
+  in.prices.devices.push_back(in.prices.devices.front());
+  in.prices.devices.back().hardware = "elsewhere";
+  auto plan = solve(in);
+  REQUIRE(plan.ok());
+  CHECK(plan->feasible);  // acme's test GPU still answers
+  CHECK(plan->unpriced.empty());
+  CHECK(plan->no_stack ==
+        std::vector<std::string>{"stack 'ideal' runs on acme hardware; 'elsewhere' is zenith"});
+  CHECK(plan->no_stack_note ==
+        "left out because no stack of the search runs on them: stack 'ideal' runs on acme "
+        "hardware; 'elsewhere' is zenith");
+  for (const auto& r : plan->pools[0].ranked) CHECK(r.hardware != "elsewhere");
+  StackSpec anywhere = ideal_stack();
+  anywhere.name = "anywhere";
+  in.space.stacks.push_back(anywhere);
+  auto both = solve(in);
+  REQUIRE(both.ok());
+  CHECK(both->no_stack.empty());
+  CHECK(both->no_stack_note.empty());
+}

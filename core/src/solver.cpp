@@ -229,6 +229,27 @@ Result<Plan> solve(const PlanInputs& in, EvalMemo& memo_ref) {
         "a source",
         in.prices.name, fmt::join(plan.unpriced, ", "));
   }
+  // So are devices that no stack of the search runs on (TensorRT-LLM asked of an MI300X).
+  for (const auto& h : in.space.hardware) {
+    const auto cls = static_cast<size_t>(h.hw_class);
+    std::optional<std::string> why;
+    bool runs = false;
+    for (const auto& st : in.space.stacks) {
+      if (cls < in.space.stack_per_class.size() && st.name != in.space.stack_per_class[cls])
+        continue;
+      auto m = stack_mismatch(st, h);
+      if (!m) {
+        runs = true;
+        break;
+      }
+      if (!why) why = std::move(m);
+    }
+    if (!runs) plan.no_stack.push_back(why ? *why : fmt::format("no stack for '{}'", h.name));
+  }
+  if (!plan.no_stack.empty()) {
+    plan.no_stack_note = fmt::format("left out because no stack of the search runs on them: {}",
+                                     fmt::join(plan.no_stack, "; "));
+  }
   plan.candidates_evaluated = evaluated;
   plan.candidates_verified = verified;
   return plan;

@@ -266,6 +266,12 @@ struct Plan {
   std::vector<std::string> unpriced;
   /// One sentence naming them and how to add a price; empty when everything is priced.
   std::string unpriced_note;
+  /// Hardware of the search space that none of its stacks runs on (another class or vendor:
+  /// stack_mismatch), each as that mismatch's reason; such hardware is never a candidate, and
+  /// the plan says so rather than letting it drop out in silence.
+  std::vector<std::string> no_stack;
+  /// One sentence naming them; empty when every device runs some stack of the search.
+  std::string no_stack_note;
   int candidates_evaluated = 0;
   int candidates_verified = 0;
 };
