@@ -17,14 +17,22 @@ void record_fit_provenance(StackSpec& fitted, const std::vector<SourceRef>& base
   fitted.sources = std::move(sources);
 }
 
+namespace {
+
+// A YAML flow sequence of quoted scalars: ["a", "b"].
+std::string flow_list(const std::vector<std::string>& items) {
+  std::string o = "[";
+  for (size_t i = 0; i < items.size(); ++i) o += (i ? ", " : "") + spec::quoted_scalar(items[i]);
+  return o + "]";
+}
+
+}  // namespace
+
 std::string stack_to_yaml(const StackSpec& s) {
   std::string o;
   o += "schema_version: 1\nkind: stack\n";
   o += "name: " + spec::quoted_scalar(s.name) + "\n";
-  o += "aliases: [";
-  for (size_t i = 0; i < s.aliases.size(); ++i)
-    o += (i ? ", " : "") + spec::quoted_scalar(s.aliases[i]);
-  o += "]\n";
+  o += "aliases: " + flow_list(s.aliases) + "\n";
   o += "description: " + spec::quoted_scalar(s.description) + "\n";
   o += fmt::format("datasheet_peaks: {}\n", s.datasheet_peaks);
   o += fmt::format("memory_reserve_fraction: {:.6g}\n", s.memory_reserve_fraction);
@@ -33,12 +41,7 @@ std::string stack_to_yaml(const StackSpec& s) {
     o += fmt::format("kv_admission: {}\n", kKvAdmissionFullSequenceName);
   if (s.pipeline_microbatches) o += "pipeline_microbatches: true\n";
   if (s.overlap_scheduling) o += "overlap_scheduling: true\n";
-  if (!s.vendors.empty()) {
-    o += "vendors: [";
-    for (size_t i = 0; i < s.vendors.size(); ++i)
-      o += (i ? ", " : "") + spec::quoted_scalar(s.vendors[i]);
-    o += "]\n";
-  }
+  if (!s.vendors.empty()) o += "vendors: " + flow_list(s.vendors) + "\n";
   if (s.prompt_schedule != PromptSchedule::chunked)
     o += fmt::format("prompt_schedule: {}\n", prompt_schedule_name(s.prompt_schedule));
   o += "classes:\n";

@@ -134,15 +134,20 @@ std::vector<std::string> near_in(const std::vector<Spec>& entries, std::string_v
   return out;
 }
 
-// A stack's `vendors` must be vendors the catalog's hardware names: a misspelt one would turn
-// away every device without a word at load time.
-void check_stack_vendors(const StackSpec& s, const Document& doc,
-                         const std::vector<HardwareSpec>& hardware, Diagnostics& diags) {
+// The vendors the catalog's hardware names, each once, in catalog order.
+std::vector<std::string> hardware_vendors(const std::vector<HardwareSpec>& hardware) {
   std::vector<std::string> known;
   for (const auto& h : hardware) {
     if (!h.vendor.empty() && std::find(known.begin(), known.end(), h.vendor) == known.end())
       known.push_back(h.vendor);
   }
+  return known;
+}
+
+// A stack's `vendors` must be among `known` (hardware_vendors): a misspelt one would turn away
+// every device without a word at load time.
+void check_stack_vendors(const StackSpec& s, const Document& doc,
+                         const std::vector<std::string>& known, Diagnostics& diags) {
   const YAML::Node list = doc.root["vendors"];
   for (std::size_t i = 0; i < s.vendors.size(); ++i) {
     if (std::find(known.begin(), known.end(), s.vendors[i]) != known.end()) continue;
@@ -220,10 +225,11 @@ Catalog Catalog::load(const std::string& data_dir, Diagnostics& diags) {
     if (auto h = load_hardware(doc, diags))
       add_entry(std::move(*h), doc, "hardware", c.hardware_, c.hardware_files_, diags);
   }
+  const std::vector<std::string> vendors = hardware_vendors(c.hardware_);
   for (const auto& f : yaml_files(root / "stacks")) {
     Document doc = parse_file(f, diags);
     if (auto s = load_stack(doc, diags)) {
-      check_stack_vendors(*s, doc, c.hardware_, diags);
+      check_stack_vendors(*s, doc, vendors, diags);
       add_entry(std::move(*s), doc, "stack", c.stacks_, c.stack_files_, diags);
     }
   }

@@ -231,12 +231,10 @@ Result<Plan> solve(const PlanInputs& in, EvalMemo& memo_ref) {
   }
   // So are devices that no stack of the search runs on (TensorRT-LLM asked of an MI300X).
   for (const auto& h : in.space.hardware) {
-    const auto cls = static_cast<size_t>(h.hw_class);
     std::optional<std::string> why;
     bool runs = false;
     for (const auto& st : in.space.stacks) {
-      if (cls < in.space.stack_per_class.size() && st.name != in.space.stack_per_class[cls])
-        continue;
+      if (!class_tries_stack(in.space, h.hw_class, st)) continue;
       auto m = stack_mismatch(st, h);
       if (!m) {
         runs = true;

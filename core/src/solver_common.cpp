@@ -168,6 +168,11 @@ bool class_allowed(const std::vector<HwClass>& allowed, HwClass c) {
   return allowed.empty() || std::find(allowed.begin(), allowed.end(), c) != allowed.end();
 }
 
+bool class_tries_stack(const SearchSpace& space, HwClass c, const StackSpec& st) {
+  const auto cls = static_cast<size_t>(c);
+  return cls >= space.stack_per_class.size() || st.name == space.stack_per_class[cls];
+}
+
 void add(CandidateRow& r, std::string name, bool ok, double margin, std::string message,
          std::string fix) {
   Constraint c;

@@ -69,6 +69,9 @@ double pool_longest_tokens(const Pool& p);
 /// Mean prompt + output tokens of one request, weighted by each class's share of the average load.
 double pool_mean_context(const Pool& p);
 bool class_allowed(const std::vector<HwClass>& allowed, HwClass c);
+/// The search tries `st` on a device of class `c`: no stack is fixed for that class, or `st` is
+/// the one (SearchSpace::stack_per_class). Whether it runs there is stack_mismatch's question.
+bool class_tries_stack(const SearchSpace& space, HwClass c, const StackSpec& st);
 const ModelSpec* find_model(const PlanInputs& in, const std::string& name);
 
 // ---- feasibility bookkeeping (solver_common.cpp) ----------------------------------------------

@@ -40,10 +40,7 @@ PoolResult solve_pool(const PlanInputs& in, const Pool& pool, const ModelSpec& m
     for (const auto& st : in.space.stacks) {
       // A stack that does not run on this class or vendor is not a candidate (as TP beyond a
       // server).
-      if (!stack_runs_on(st, hw)) continue;
-      const auto cls = static_cast<size_t>(hw.hw_class);
-      if (cls < in.space.stack_per_class.size() && st.name != in.space.stack_per_class[cls])
-        continue;
+      if (!stack_runs_on(st, hw) || !class_tries_stack(in.space, hw.hw_class, st)) continue;
       for (const auto& pc : precisions) {
         for (int tp : in.space.tp) {
           // A replica lives in one server: larger TP is not a candidate, not a rejection.
